@@ -1,0 +1,33 @@
+//! `clawloop-core`: the shared vocabulary of clawloop.
+//!
+//! Everything the other crates exchange lives here and depends on no other workspace crate:
+//! the message model (serde-compatible with pi's JSON), provider stream events and agent events,
+//! [`Usage`], [`StopReason`], [`ThinkLevel`], [`FailoverReason`] and the whole error
+//! classification, context-window resolution, token estimation, the [`Clock`](clock::Clock)
+//! and the traits the other crates implement.
+//!
+//! # Example
+//!
+//! Classifying a provider error string:
+//!
+//! ```
+//! use clawloop_core::classify::{classify_failover_reason, is_context_overflow_error};
+//! use clawloop_core::FailoverReason;
+//!
+//! assert_eq!(
+//!     classify_failover_reason("429 Too Many Requests", None),
+//!     Some(FailoverReason::RateLimit)
+//! );
+//! assert!(is_context_overflow_error("prompt is too long: 277403 tokens > 200000 maximum"));
+//! ```
+
+pub mod failover;
+pub mod js_number;
+pub mod stop_reason;
+pub mod think_level;
+pub mod usage;
+
+pub use failover::{FailoverError, FailoverReason};
+pub use stop_reason::StopReason;
+pub use think_level::ThinkLevel;
+pub use usage::{Cost, ModelCost, Usage};

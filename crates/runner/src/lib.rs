@@ -1,0 +1,15 @@
+//! `clawloop-runner`: the embedded agent runner.
+//!
+//! This crate will own (SPEC §8): the agent loop and agent session (persistence, auto
+//! compaction), the attempt, the run loop (lanes, auth profiles, overflow chain, thinking
+//! fallback), model fallback, the turn with fallback, compaction, the system prompt, skills,
+//! registries, hooks and CLI-backend providers. It holds every other part as `Arc<dyn …>`.
+//!
+//! # Example
+//!
+//! The crate is not filled yet; its failure decisions are built on core's classification:
+//!
+//! ```
+//! use clawloop_core::FailoverReason;
+//! assert_eq!(FailoverReason::RateLimit.as_str(), "rate_limit");
+//! ```

@@ -1,0 +1,3 @@
+//! `cargo xtask`: clawloop's developer tasks.
+
+fn main() {}
