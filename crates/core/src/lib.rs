@@ -21,6 +21,7 @@
 //! assert!(is_context_overflow_error("prompt is too long: 277403 tokens > 200000 maximum"));
 //! ```
 
+// --- shared enums and numbers -------------------------------------------------------------
 pub mod failover;
 pub mod js_number;
 pub mod stop_reason;
@@ -31,3 +32,21 @@ pub use failover::{FailoverError, FailoverReason};
 pub use stop_reason::StopReason;
 pub use think_level::ThinkLevel;
 pub use usage::{Cost, ModelCost, Usage};
+
+// --- message model, events, traits (section A) --------------------------------------------
+pub mod agent_event;
+pub mod clock;
+pub mod hooks;
+pub mod message;
+pub mod model;
+pub mod provider;
+pub mod stream_event;
+pub mod tokens;
+pub mod tool;
+// section A re-exports below this line
+
+// --- classification, thinking fallback, context window (section B) ------------------------
+pub mod classify;
+pub mod context_window;
+pub mod error_text;
+// section B re-exports below this line
