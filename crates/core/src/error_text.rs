@@ -1,1 +1,815 @@
-//! (being written)
+//! User-facing error copy: `formatAssistantErrorText` (reference §16) and the exact runner and
+//! turn texts of SPEC §9. OpenClaw's product name is replaced by `clawloop`.
+
+use crate::StopReason;
+use crate::classify::js_regex::{js_regexes, js_trim, lower_trim, utf16_len};
+use crate::classify::truncate_raw_error_text;
+use crate::classify::{
+    FailoverSignal, ProviderRuntimeFailureKind, classify_provider_runtime_failure_kind,
+    format_raw_assistant_error_for_ui, is_billing_error_message, is_cloudflare_or_html_error_page,
+    is_context_overflow_error, is_invalid_streaming_event_order_error, is_missing_tool_input_error,
+    is_overloaded_error_message, is_rate_limit_error_message, is_raw_api_error_payload,
+    is_reasoning_constraint_error, is_role_ordering_error_for_copy, is_timeout_error_message,
+    parse_api_error_info, parse_leading_http_status,
+};
+
+js_regexes! {
+    INVALID_REQUEST_RE = (r#""type":"invalid_request_error".*?"message":"([^"]+)""#, "");
+    ERROR_PREFIX_RE = (r"^(?:error|(?:[a-z][\w-]*\s+)?api\s*error|openai\s*error|anthropic\s*error|gateway\s*error|codex\s*error|request failed|failed|exception)(?:\s+\d{3})?[:\s-]+", "i");
+    RATE_LIMIT_SPECIFIC_HINT_RE = (r"\bmin(ute)?s?\b|\bhours?\b|\bseconds?\b|\btry again in\b|\breset\b|\bplan\b|\bquota\b", "i");
+    HTML_START_RE = (r"^(?:<!doctype\s+html\b|<html\b)", "i");
+    ECONNREFUSED_RE = (r"\beconnrefused\b", "i");
+    INTERRUPTED_RE = (r"\beconnreset\b|\beconnaborted\b|\benetreset\b|\bepipe\b", "i");
+    DNS_RE = (r"\benotfound\b|\beai_again\b", "i");
+    UNREACHABLE_RE = (r"\benetunreach\b|\behostunreach\b|\behostdown\b", "i");
+    ENOSPC_RE = (r"\benospc\b", "i");
+}
+
+// --- SPEC §9, runner level --------------------------------------------------------------------
+
+/// Runner-level copy when the context overflow could not be recovered.
+pub const CONTEXT_OVERFLOW_TEXT: &str = "Context overflow: prompt too large for the model.";
+/// Runner-level (and assistant-error) copy for a role-ordering rejection.
+pub const ROLE_ORDERING_TEXT: &str = "Message ordering conflict - please try again. If this persists, use /new to start a fresh session.";
+/// Runner-level copy when the retry loop hit its limit.
+pub const RETRY_LIMIT_TEXT: &str = "Request failed after repeated internal retries. Please try again, or use /new to start a fresh session.";
+
+/// Runner-level copy for an image over the provider's size limit:
+/// `Image too large for the model (max <N>MB). Please compress or resize the image and try again.`
+pub fn image_too_large_text(max_mb: f64) -> String {
+    format!(
+        "Image too large for the model (max {}MB). Please compress or resize the image and try again.",
+        format_js_number(max_mb)
+    )
+}
+
+// --- SPEC §9, turn level ----------------------------------------------------------------------
+
+/// Turn-level copy for a context overflow.
+pub const TURN_CONTEXT_OVERFLOW_TEXT: &str = "⚠️ Context overflow — prompt too large for this model. Try a shorter message or a larger-context model.";
+/// Turn-level copy for a role-ordering conflict.
+pub const TURN_ROLE_ORDERING_TEXT: &str = "⚠️ Message ordering conflict - please try again. If this persists, use /new to start a fresh session.";
+/// Turn-level copy after the session was reset because of a compaction failure.
+pub const TURN_CONTEXT_LIMIT_RESET_TEXT: &str = "⚠️ Context limit exceeded. I've reset our conversation to start fresh - please try again.\n\nTo prevent this, increase your compaction buffer by setting `agents.defaults.compaction.reserveTokensFloor` to 4000 or higher in your config.";
+
+/// Turn-level copy for any other failure before a reply:
+/// `⚠️ Agent failed before reply: <message without trailing period>.\nLogs: clawloop logs --follow`.
+pub fn agent_failed_before_reply_text(message: &str) -> String {
+    let trimmed = message.trim_end();
+    let without_period = trimmed.strip_suffix('.').unwrap_or(trimmed);
+    format!("⚠️ Agent failed before reply: {without_period}.\nLogs: clawloop logs --follow")
+}
+
+// --- reference §16 ----------------------------------------------------------------------------
+
+/// Copy for an errored message without any error text.
+pub const UNKNOWN_ERROR_TEXT: &str = "LLM request failed with an unknown error.";
+/// Copy for an OAuth refresh failure.
+pub const AUTH_REFRESH_TEXT: &str =
+    "Authentication refresh failed. Re-authenticate this provider and try again.";
+/// Copy for a Codex token missing scopes.
+pub const AUTH_SCOPE_TEXT: &str = "Authentication is missing the required OpenAI Codex scopes. Re-run OpenAI/Codex login and try again.";
+/// Copy for an HTML 403.
+pub const AUTH_HTML_403_TEXT: &str = "Authentication failed with an HTML 403 response from the provider. Re-authenticate and verify your provider account access.";
+/// Copy for a proxy failure.
+pub const PROXY_TEXT: &str =
+    "LLM request failed: proxy or tunnel configuration blocked the provider request.";
+/// Assistant-error copy for a context overflow.
+pub const CONTEXT_OVERFLOW_ERROR_TEXT: &str = "Context overflow: prompt too large for the model. Try /reset (or /new) to start a fresh session, or use a larger-context model.";
+/// Copy for a reasoning-constraint error.
+pub const REASONING_REQUIRED_TEXT: &str = "Reasoning is required for this model endpoint. Use /think minimal (or any non-off level) and try again.";
+/// Copy for an invalid stream event order.
+pub const INVALID_STREAM_TEXT: &str =
+    "LLM request failed: provider returned an invalid streaming response. Please try again.";
+/// Copy for a replayed tool call without input.
+pub const MISSING_TOOL_INPUT_TEXT: &str = "Session history looks corrupted (tool call input missing). Use /new to start a fresh session. If this keeps happening, reset the session or delete the corrupted session transcript.";
+/// Generic rate-limit copy.
+pub const RATE_LIMIT_TEXT: &str = "⚠️ API rate limit reached. Please try again later.";
+/// Overloaded copy.
+pub const OVERLOADED_TEXT: &str =
+    "The AI service is temporarily overloaded. Please try again in a moment.";
+/// Timeout copy.
+pub const TIMEOUT_TEXT: &str = "LLM request timed out.";
+/// Billing copy without a provider.
+pub const BILLING_TEXT: &str = "⚠️ API provider returned a billing error — your API key has run out of credits or has an insufficient balance. Check your provider's billing dashboard and top up or switch to a different API key.";
+/// Copy for a rejected request schema or tool payload.
+pub const SCHEMA_TEXT: &str =
+    "LLM request failed: provider rejected the request schema or tool payload.";
+/// Copy for an invalid replay state.
+pub const REPLAY_INVALID_TEXT: &str =
+    "Session history or replay state is invalid. Use /new to start a fresh session and try again.";
+/// Copy for a full disk.
+pub const DISK_FULL_TEXT: &str = "clawloop could not write local session data because the disk is full. Free some disk space and try again.";
+/// Transport copy: connection refused.
+pub const CONNECTION_REFUSED_TEXT: &str =
+    "LLM request failed: connection refused by the provider endpoint.";
+/// Transport copy: connection interrupted.
+pub const CONNECTION_INTERRUPTED_TEXT: &str =
+    "LLM request failed: network connection was interrupted.";
+/// Transport copy: DNS failure.
+pub const DNS_FAILED_TEXT: &str =
+    "LLM request failed: DNS lookup for the provider endpoint failed.";
+/// Transport copy: unreachable endpoint.
+pub const UNREACHABLE_TEXT: &str =
+    "LLM request failed: the provider endpoint is unreachable from this host.";
+/// Transport copy: generic network error.
+pub const NETWORK_ERROR_TEXT: &str = "LLM request failed: network connection error.";
+
+/// Longest provider rate-limit line shown verbatim.
+const MAX_PROVIDER_RATE_LIMIT_CHARS: usize = 300;
+
+/// Provider and model the errored message came from.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ErrorTextContext<'a> {
+    /// Provider id (names the provider in the billing copy; scopes some classification rules).
+    pub provider: Option<&'a str>,
+    /// Model id (named in the billing copy next to the provider).
+    pub model: Option<&'a str>,
+}
+
+/// `formatBillingErrorMessage`: the billing copy, naming `provider (model)` when known.
+pub fn format_billing_error_message(provider: Option<&str>, model: Option<&str>) -> String {
+    let provider = provider.map(str::trim).filter(|p| !p.is_empty());
+    let model = model.map(str::trim).filter(|m| !m.is_empty());
+    match (provider, model) {
+        (Some(p), Some(m)) => billing_text_for(&format!("{p} ({m})"), p),
+        (Some(p), None) => billing_text_for(p, p),
+        (None, _) => BILLING_TEXT.to_owned(),
+    }
+}
+
+fn billing_text_for(label: &str, provider: &str) -> String {
+    format!(
+        "⚠️ {label} returned a billing error — your API key has run out of credits or has an insufficient balance. Check your {provider} billing dashboard and top up or switch to a different API key."
+    )
+}
+
+/// Formats a number as JavaScript's `String(n)` does for ordinary values (`5`, `3.75`).
+fn format_js_number(value: f64) -> String {
+    const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+    if value.is_finite() && value.fract() == 0.0 && value.abs() <= MAX_SAFE_INTEGER {
+        // Integral and within 2^53, so the conversion is exact.
+        #[allow(clippy::cast_possible_truncation)]
+        let int = value as i64;
+        int.to_string()
+    } else {
+        value.to_string()
+    }
+}
+
+/// `extractProviderRateLimitMessage`: the provider's own rate-limit line (`⚠️ <text>`) when it
+/// mentions a time, a reset, a plan or a quota, is at most 300 units long and is neither JSON
+/// nor HTML.
+fn provider_rate_limit_message(raw: &str) -> Option<String> {
+    let without_prefix_owned = ERROR_PREFIX_RE.replace(raw, "");
+    let without_prefix = js_trim(&without_prefix_owned);
+    let info = parse_api_error_info(raw).or_else(|| parse_api_error_info(without_prefix));
+    let candidate = match info.and_then(|i| i.message) {
+        Some(message) => message,
+        None => parse_leading_http_status(without_prefix)
+            .map(|s| s.rest)
+            .filter(|rest| !rest.is_empty())
+            .unwrap_or(without_prefix)
+            .to_owned(),
+    };
+    if candidate.is_empty() || !RATE_LIMIT_SPECIFIC_HINT_RE.is_match(&candidate) {
+        return None;
+    }
+    if is_cloudflare_or_html_error_page(without_prefix) {
+        return None;
+    }
+    let trimmed = js_trim(&candidate);
+    if utf16_len(trimmed) > MAX_PROVIDER_RATE_LIMIT_CHARS
+        || trimmed.starts_with('{')
+        || HTML_START_RE.is_match(trimmed)
+    {
+        return None;
+    }
+    Some(format!("⚠️ {trimmed}"))
+}
+
+/// `formatRateLimitOrOverloadedErrorCopy`: the provider's rate-limit line or the generic
+/// rate-limit copy for a rate limit; the overloaded copy for an overload.
+pub fn format_rate_limit_or_overloaded_copy(raw: &str) -> Option<String> {
+    if is_rate_limit_error_message(raw) {
+        return Some(
+            provider_rate_limit_message(raw).unwrap_or_else(|| RATE_LIMIT_TEXT.to_owned()),
+        );
+    }
+    is_overloaded_error_message(raw).then(|| OVERLOADED_TEXT.to_owned())
+}
+
+/// `formatTransportErrorCopy`: connection refused, interrupted, DNS, unreachable, or generic
+/// network-error copy.
+pub fn format_transport_error_copy(raw: &str) -> Option<&'static str> {
+    if raw.is_empty() {
+        return None;
+    }
+    let lower = lower_trim(raw);
+    let has = |s: &str| lower.contains(s);
+    if ECONNREFUSED_RE.is_match(raw) || has("connection refused") || has("actively refused") {
+        Some(CONNECTION_REFUSED_TEXT)
+    } else if INTERRUPTED_RE.is_match(raw)
+        || has("socket hang up")
+        || has("connection reset")
+        || has("connection aborted")
+    {
+        Some(CONNECTION_INTERRUPTED_TEXT)
+    } else if DNS_RE.is_match(raw) || has("getaddrinfo") || has("no such host") || has("dns") {
+        Some(DNS_FAILED_TEXT)
+    } else if UNREACHABLE_RE.is_match(raw)
+        || has("network is unreachable")
+        || has("host is unreachable")
+    {
+        Some(UNREACHABLE_TEXT)
+    } else if has("fetch failed") || has("connection error") || has("network request failed") {
+        Some(NETWORK_ERROR_TEXT)
+    } else {
+        None
+    }
+}
+
+/// `formatDiskSpaceErrorCopy`: `ENOSPC`, `no space left on device` or `disk full`.
+pub fn format_disk_space_copy(raw: &str) -> Option<&'static str> {
+    let lower = lower_trim(raw);
+    (ENOSPC_RE.is_match(raw)
+        || lower.contains("no space left on device")
+        || lower.contains("disk full"))
+    .then_some(DISK_FULL_TEXT)
+}
+
+/// Words whose presence after a leading 4xx/5xx status makes text "HTTP-ish".
+const HTTP_ERROR_HINTS: [&str; 15] = [
+    "error",
+    "bad request",
+    "not found",
+    "unauthorized",
+    "forbidden",
+    "internal server",
+    "service unavailable",
+    "gateway",
+    "rate limit",
+    "overloaded",
+    "timeout",
+    "timed out",
+    "invalid",
+    "too many requests",
+    "permission",
+];
+
+/// `isLikelyHttpErrorText`: a Cloudflare/HTML error page, or a leading status ≥ 400 followed by
+/// error wording.
+pub fn is_likely_http_error_text(raw: &str) -> bool {
+    if is_cloudflare_or_html_error_page(raw) {
+        return true;
+    }
+    let Some(status) = parse_leading_http_status(raw) else {
+        return false;
+    };
+    if status.code < 400 {
+        return false;
+    }
+    let message = lower_trim(status.rest);
+    HTTP_ERROR_HINTS.iter().any(|hint| message.contains(hint))
+}
+
+/// `formatAssistantErrorText` (reference §16): the user-facing copy for an errored assistant
+/// message. `None` when the message did not error and has no error text.
+///
+/// The text is `error_message` trimmed; empty gives [`UNKNOWN_ERROR_TEXT`]. Otherwise the first
+/// match wins: disk full; auth refresh; auth scope; HTML 403; proxy; context overflow; reasoning
+/// required; invalid stream order; role ordering (wide regex); missing tool input; an
+/// `invalid_request_error` payload (`LLM request rejected: <message>`); rate limit or overload;
+/// transport errors; timeout; billing; schema; replay invalid; HTTP-ish text or raw API JSON
+/// ([`format_raw_assistant_error_for_ui`]); else the text cut at 600 units.
+///
+/// The sandbox tool-policy rewrite of unknown-tool errors (§16 step 1) needs a sandboxed session
+/// and never applies here.
+pub fn format_assistant_error_text(
+    stop_reason: StopReason,
+    error_message: Option<&str>,
+    ctx: &ErrorTextContext<'_>,
+) -> Option<String> {
+    let raw = js_trim(error_message.unwrap_or(""));
+    if raw.is_empty() {
+        return (stop_reason == StopReason::Error).then(|| UNKNOWN_ERROR_TEXT.to_owned());
+    }
+    let kind = classify_provider_runtime_failure_kind(&FailoverSignal {
+        status: parse_leading_http_status(raw).map(|s| s.code),
+        code: None,
+        message: raw,
+        provider: ctx.provider,
+    });
+    let fixed = |s: &str| Some(s.to_owned());
+    if let Some(copy) = format_disk_space_copy(raw) {
+        return fixed(copy);
+    }
+    match kind {
+        ProviderRuntimeFailureKind::AuthRefresh => return fixed(AUTH_REFRESH_TEXT),
+        ProviderRuntimeFailureKind::AuthScope => return fixed(AUTH_SCOPE_TEXT),
+        ProviderRuntimeFailureKind::AuthHtml403 => return fixed(AUTH_HTML_403_TEXT),
+        ProviderRuntimeFailureKind::Proxy => return fixed(PROXY_TEXT),
+        ProviderRuntimeFailureKind::RateLimit
+        | ProviderRuntimeFailureKind::Dns
+        | ProviderRuntimeFailureKind::SandboxBlocked
+        | ProviderRuntimeFailureKind::ReplayInvalid
+        | ProviderRuntimeFailureKind::Schema
+        | ProviderRuntimeFailureKind::Timeout
+        | ProviderRuntimeFailureKind::Unknown => {}
+    }
+    if is_context_overflow_error(raw) {
+        return fixed(CONTEXT_OVERFLOW_ERROR_TEXT);
+    }
+    if is_reasoning_constraint_error(raw) {
+        return fixed(REASONING_REQUIRED_TEXT);
+    }
+    if is_invalid_streaming_event_order_error(raw) {
+        return fixed(INVALID_STREAM_TEXT);
+    }
+    if is_role_ordering_error_for_copy(raw) {
+        return fixed(ROLE_ORDERING_TEXT);
+    }
+    if is_missing_tool_input_error(raw) {
+        return fixed(MISSING_TOOL_INPUT_TEXT);
+    }
+    if let Some(m) = INVALID_REQUEST_RE.captures(raw).and_then(|c| c.get(1)) {
+        return Some(format!("LLM request rejected: {}", m.as_str()));
+    }
+    if let Some(copy) = format_rate_limit_or_overloaded_copy(raw) {
+        return Some(copy);
+    }
+    if let Some(copy) = format_transport_error_copy(raw) {
+        return fixed(copy);
+    }
+    if is_timeout_error_message(raw) {
+        return fixed(TIMEOUT_TEXT);
+    }
+    if is_billing_error_message(raw) {
+        return Some(format_billing_error_message(ctx.provider, ctx.model));
+    }
+    if kind == ProviderRuntimeFailureKind::Schema {
+        return fixed(SCHEMA_TEXT);
+    }
+    if kind == ProviderRuntimeFailureKind::ReplayInvalid {
+        return fixed(REPLAY_INVALID_TEXT);
+    }
+    if is_likely_http_error_text(raw) || is_raw_api_error_payload(raw) {
+        return Some(format_raw_assistant_error_for_ui(raw));
+    }
+    Some(truncate_raw_error_text(raw))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    /// Message, provider, model, expected copy.
+    type CopyRow<'a> = (&'a str, Option<&'a str>, Option<&'a str>, Option<&'a str>);
+
+    #[test]
+    fn regexes_compile() {
+        assert_eq!(force_all_regexes(), 9);
+    }
+
+    /// Every row was computed with OpenClaw 2026.4.12's `formatAssistantErrorText` for an
+    /// errored message (`OpenClaw` replaced by `clawloop`).
+    #[test]
+    fn copy_matches_openclaw() {
+        let rows: Vec<CopyRow<'_>> = vec![
+            (
+                "",
+                None,
+                None,
+                Some("LLM request failed with an unknown error."),
+            ),
+            (
+                "   ",
+                None,
+                None,
+                Some("LLM request failed with an unknown error."),
+            ),
+            (
+                "unknown tool: sessions_send",
+                None,
+                None,
+                Some("unknown tool: sessions_send"),
+            ),
+            (
+                "ENOSPC: no space left on device, write",
+                None,
+                None,
+                Some(
+                    "clawloop could not write local session data because the disk is full. Free some disk space and try again.",
+                ),
+            ),
+            (
+                "Disk full while saving",
+                None,
+                None,
+                Some(
+                    "clawloop could not write local session data because the disk is full. Free some disk space and try again.",
+                ),
+            ),
+            (
+                "OAuth token refresh failed for openai-codex: invalid_grant",
+                None,
+                None,
+                Some("Authentication refresh failed. Re-authenticate this provider and try again."),
+            ),
+            (
+                "401 Unauthorized: Your OpenAI Codex token is missing required scopes api.responses.write",
+                None,
+                None,
+                Some(
+                    "Authentication is missing the required OpenAI Codex scopes. Re-run OpenAI/Codex login and try again.",
+                ),
+            ),
+            (
+                "Missing scopes: model.request",
+                Some("openai-codex"),
+                None,
+                Some(
+                    "Authentication is missing the required OpenAI Codex scopes. Re-run OpenAI/Codex login and try again.",
+                ),
+            ),
+            (
+                "403 <!DOCTYPE html><html><body>Forbidden</body></html>",
+                None,
+                None,
+                Some(
+                    "Authentication failed with an HTML 403 response from the provider. Re-authenticate and verify your provider account access.",
+                ),
+            ),
+            (
+                "407 Proxy Authentication Required",
+                None,
+                None,
+                Some(
+                    "LLM request failed: proxy or tunnel configuration blocked the provider request.",
+                ),
+            ),
+            (
+                "proxyconnect tcp: dial tcp 127.0.0.1:8080: connect: connection refused",
+                None,
+                None,
+                Some(
+                    "LLM request failed: proxy or tunnel configuration blocked the provider request.",
+                ),
+            ),
+            (
+                "prompt is too long: 277403 tokens > 200000 maximum",
+                None,
+                None,
+                Some(
+                    "Context overflow: prompt too large for the model. Try /reset (or /new) to start a fresh session, or use a larger-context model.",
+                ),
+            ),
+            (
+                "400 Reasoning is mandatory for this endpoint and cannot be disabled.",
+                None,
+                None,
+                Some(
+                    "Reasoning is required for this model endpoint. Use /think minimal (or any non-off level) and try again.",
+                ),
+            ),
+            (
+                "Unexpected event order, got message_start before receiving message_stop",
+                None,
+                None,
+                Some(
+                    "LLM request failed: provider returned an invalid streaming response. Please try again.",
+                ),
+            ),
+            (
+                r#"messages: roles must alternate between "user" and "assistant""#,
+                None,
+                None,
+                Some(
+                    "Message ordering conflict - please try again. If this persists, use /new to start a fresh session.",
+                ),
+            ),
+            (
+                "400 Bad Request: invalid role sequence",
+                None,
+                None,
+                Some(
+                    "Message ordering conflict - please try again. If this persists, use /new to start a fresh session.",
+                ),
+            ),
+            (
+                "messages.3.content.1.tool_use.input: Field required",
+                None,
+                None,
+                Some(
+                    "Session history looks corrupted (tool call input missing). Use /new to start a fresh session. If this keeps happening, reset the session or delete the corrupted session transcript.",
+                ),
+            ),
+            (
+                r#"{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 999999 > 64000"}}"#,
+                None,
+                None,
+                Some("LLM request rejected: max_tokens: 999999 > 64000"),
+            ),
+            (
+                "429 Too Many Requests",
+                None,
+                None,
+                Some("⚠️ API rate limit reached. Please try again later."),
+            ),
+            (
+                "Rate limit reached for gpt-4 in organization org-abc on requests per min. Please try again in 6s.",
+                None,
+                None,
+                Some(
+                    "⚠️ Rate limit reached for gpt-4 in organization org-abc on requests per min. Please try again in 6s.",
+                ),
+            ),
+            (
+                r#"{"type":"error","error":{"type":"rate_limit_error","message":"Rate limit: 10 rpm; try again in 2 minutes"}}"#,
+                None,
+                None,
+                Some("⚠️ Rate limit: 10 rpm; try again in 2 minutes"),
+            ),
+            (
+                "Error: You exceeded your current quota, please check your plan and billing details.",
+                None,
+                None,
+                Some(
+                    "⚠️ You exceeded your current quota, please check your plan and billing details.",
+                ),
+            ),
+            (
+                r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+                None,
+                None,
+                Some("The AI service is temporarily overloaded. Please try again in a moment."),
+            ),
+            (
+                "connect ECONNREFUSED 127.0.0.1:443",
+                None,
+                None,
+                Some("LLM request failed: connection refused by the provider endpoint."),
+            ),
+            (
+                "read ECONNRESET",
+                None,
+                None,
+                Some("LLM request failed: network connection was interrupted."),
+            ),
+            (
+                "getaddrinfo ENOTFOUND api.openai.com",
+                None,
+                None,
+                Some("LLM request failed: DNS lookup for the provider endpoint failed."),
+            ),
+            (
+                "connect EHOSTUNREACH 10.0.0.1:443",
+                None,
+                None,
+                Some("LLM request failed: the provider endpoint is unreachable from this host."),
+            ),
+            (
+                "fetch failed",
+                None,
+                None,
+                Some("LLM request failed: network connection error."),
+            ),
+            (
+                "Request timed out.",
+                None,
+                None,
+                Some("LLM request timed out."),
+            ),
+            (
+                "402 Payment Required",
+                None,
+                None,
+                Some(
+                    "⚠️ API provider returned a billing error — your API key has run out of credits or has an insufficient balance. Check your provider's billing dashboard and top up or switch to a different API key.",
+                ),
+            ),
+            (
+                "insufficient balance",
+                Some("openai"),
+                Some("gpt-5"),
+                Some(
+                    "⚠️ openai (gpt-5) returned a billing error — your API key has run out of credits or has an insufficient balance. Check your openai billing dashboard and top up or switch to a different API key.",
+                ),
+            ),
+            (
+                "insufficient balance",
+                Some("openai"),
+                None,
+                Some(
+                    "⚠️ openai returned a billing error — your API key has run out of credits or has an insufficient balance. Check your openai billing dashboard and top up or switch to a different API key.",
+                ),
+            ),
+            (
+                "insufficient balance",
+                None,
+                Some("gpt-5"),
+                Some(
+                    "⚠️ API provider returned a billing error — your API key has run out of credits or has an insufficient balance. Check your provider's billing dashboard and top up or switch to a different API key.",
+                ),
+            ),
+            (
+                "string should match pattern '^[a-zA-Z0-9_-]+$'",
+                None,
+                None,
+                Some("LLM request failed: provider rejected the request schema or tool payload."),
+            ),
+            (
+                "previous_response_id resp_123 not found",
+                None,
+                None,
+                Some(
+                    "Session history or replay state is invalid. Use /new to start a fresh session and try again.",
+                ),
+            ),
+            (
+                "401 Unauthorized: Incorrect API key provided",
+                None,
+                None,
+                Some("HTTP 401: Unauthorized: Incorrect API key provided"),
+            ),
+            (
+                "503 Service Unavailable",
+                None,
+                None,
+                Some("LLM request timed out."),
+            ),
+            (
+                "521 <!DOCTYPE html><html><head><title>Web server is down</title></head></html>",
+                None,
+                None,
+                Some(
+                    "The AI service is temporarily unavailable (HTTP 521). Please try again in a moment.",
+                ),
+            ),
+            (
+                "502 <!doctype html><html><body>Bad gateway</body></html>",
+                None,
+                None,
+                Some(
+                    "The AI service is temporarily unavailable (HTTP 502). Please try again in a moment.",
+                ),
+            ),
+            (
+                r#"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#,
+                None,
+                None,
+                Some("LLM error api_error: Internal server error"),
+            ),
+            (
+                r#"{"error":{"message":"Something odd","type":"weird_error"}}"#,
+                None,
+                None,
+                Some("LLM error weird_error: Something odd"),
+            ),
+            (
+                r#"404 {"error":{"message":"nope","type":"not_found"}}"#,
+                None,
+                None,
+                Some("HTTP 404 not_found: nope"),
+            ),
+            ("something weird", None, None, Some("something weird")),
+            (
+                "exec denied (allowlist-miss): rm -rf /",
+                None,
+                None,
+                Some("exec denied (allowlist-miss): rm -rf /"),
+            ),
+            (
+                "DNS lookup failed",
+                None,
+                None,
+                Some("LLM request failed: DNS lookup for the provider endpoint failed."),
+            ),
+        ];
+        let texts: Vec<Option<String>> = rows
+            .iter()
+            .map(|&(message, provider, model, _)| {
+                format_assistant_error_text(
+                    StopReason::Error,
+                    Some(message),
+                    &ErrorTextContext { provider, model },
+                )
+            })
+            .collect();
+        let got: Vec<CopyRow<'_>> = rows
+            .iter()
+            .zip(&texts)
+            .map(|(&(message, provider, model, _), text)| {
+                (message, provider, model, text.as_deref())
+            })
+            .collect();
+        assert_eq!(got, rows);
+    }
+
+    #[test]
+    fn long_text_is_cut_at_600_units() {
+        let long = "x".repeat(700);
+        let text = format_assistant_error_text(
+            StopReason::Error,
+            Some(&long),
+            &ErrorTextContext::default(),
+        );
+        assert_eq!(text, Some(format!("{}…", "x".repeat(600))));
+        let emoji = format!("a{}", "😀".repeat(400));
+        let text = format_assistant_error_text(
+            StopReason::Error,
+            Some(&emoji),
+            &ErrorTextContext::default(),
+        );
+        // 1 + 299 * 2 = 599 units; the 300th emoji would split at 600.
+        assert_eq!(text, Some(format!("a{}…", "😀".repeat(299))));
+    }
+
+    #[test]
+    fn stop_reason_only_matters_without_text() {
+        let ctx = ErrorTextContext::default();
+        assert_eq!(
+            format_assistant_error_text(StopReason::Stop, None, &ctx),
+            None
+        );
+        assert_eq!(
+            format_assistant_error_text(StopReason::Aborted, Some("  "), &ctx),
+            None
+        );
+        assert_eq!(
+            format_assistant_error_text(StopReason::Error, None, &ctx),
+            Some(UNKNOWN_ERROR_TEXT.to_owned())
+        );
+        assert_eq!(
+            format_assistant_error_text(StopReason::Stop, Some("429 Too Many Requests"), &ctx),
+            Some(RATE_LIMIT_TEXT.to_owned())
+        );
+    }
+
+    #[test]
+    fn billing_copy_variants() {
+        assert_eq!(format_billing_error_message(None, None), BILLING_TEXT);
+        assert_eq!(
+            format_billing_error_message(Some("  "), Some("m")),
+            BILLING_TEXT
+        );
+        assert_eq!(
+            format_billing_error_message(Some(" anthropic "), Some(" claude ")),
+            "⚠️ anthropic (claude) returned a billing error — your API key has run out of credits or has an insufficient balance. Check your anthropic billing dashboard and top up or switch to a different API key."
+        );
+    }
+
+    #[test]
+    fn spec_section_9_texts() {
+        assert_eq!(
+            CONTEXT_OVERFLOW_TEXT,
+            "Context overflow: prompt too large for the model."
+        );
+        assert_eq!(
+            ROLE_ORDERING_TEXT,
+            "Message ordering conflict - please try again. If this persists, use /new to start a fresh session."
+        );
+        assert_eq!(
+            image_too_large_text(5.0),
+            "Image too large for the model (max 5MB). Please compress or resize the image and try again."
+        );
+        assert_eq!(
+            image_too_large_text(3.75),
+            "Image too large for the model (max 3.75MB). Please compress or resize the image and try again."
+        );
+        assert_eq!(
+            RETRY_LIMIT_TEXT,
+            "Request failed after repeated internal retries. Please try again, or use /new to start a fresh session."
+        );
+        assert_eq!(
+            TURN_CONTEXT_OVERFLOW_TEXT,
+            "⚠️ Context overflow — prompt too large for this model. Try a shorter message or a larger-context model."
+        );
+        assert_eq!(TURN_ROLE_ORDERING_TEXT, format!("⚠️ {ROLE_ORDERING_TEXT}"));
+        assert!(TURN_CONTEXT_LIMIT_RESET_TEXT.contains("\n\nTo prevent this"));
+        assert_eq!(
+            agent_failed_before_reply_text("boom."),
+            "⚠️ Agent failed before reply: boom.\nLogs: clawloop logs --follow"
+        );
+        assert_eq!(
+            agent_failed_before_reply_text("boom"),
+            "⚠️ Agent failed before reply: boom.\nLogs: clawloop logs --follow"
+        );
+    }
+
+    #[test]
+    fn http_ish_detection() {
+        let cases = [
+            ("401 Unauthorized", true),
+            ("404 not found", true),
+            ("500 oops", false),
+            ("200 error", false),
+            ("522", true),
+            ("no status error", false),
+        ];
+        for (raw, expected) in cases {
+            assert_eq!(is_likely_http_error_text(raw), expected, "{raw}");
+        }
+    }
+}

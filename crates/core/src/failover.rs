@@ -174,8 +174,10 @@ mod tests {
 
     #[test]
     fn status_mapping_matches_reference_table() {
-        let table: Vec<(FailoverReason, Option<u16>)> =
-            FailoverReason::ALL.iter().map(|r| (*r, r.status())).collect();
+        let table: Vec<(FailoverReason, Option<u16>)> = FailoverReason::ALL
+            .iter()
+            .map(|r| (*r, r.status()))
+            .collect();
         assert_eq!(
             table,
             vec![
@@ -205,7 +207,8 @@ mod tests {
 
     #[test]
     fn error_status_follows_reason_unless_overridden() {
-        let err = FailoverError::new("slow down", FailoverReason::RateLimit).with_model("openai", "gpt-5");
+        let err = FailoverError::new("slow down", FailoverReason::RateLimit)
+            .with_model("openai", "gpt-5");
         assert_eq!(err.status, Some(429));
         assert_eq!(err.to_string(), "slow down");
         assert_eq!(err.with_status(503).status, Some(503));

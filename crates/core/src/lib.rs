@@ -44,9 +44,35 @@ pub mod stream_event;
 pub mod tokens;
 pub mod tool;
 // section A re-exports below this line
+pub use agent_event::{AgentEvent, CompactionReason, CompactionResult};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use hooks::{Hooks, NoHooks};
+pub use message::{
+    AgentMessage, AssistantMessage, ContentBlock, ImageContent, Message, TextContent,
+    ThinkingContent, ToolCall, ToolResultMessage, UserContent, UserMessage, convert_to_llm,
+};
+pub use model::{Api, Context, Model, StreamOptions, ToolDefinition};
+pub use provider::{AssistantEventStream, LlmStream};
+pub use stream_event::{AssistantMessageBuilder, AssistantMessageEvent};
+pub use tool::{AgentToolResult, BoxFuture, Tool, ToolContext, ToolError, ToolResult};
 
 // --- classification, thinking fallback, context window (section B) ------------------------
 pub mod classify;
 pub mod context_window;
 pub mod error_text;
 // section B re-exports below this line
+pub use classify::{
+    FailoverClassification, FailoverSignal, ProviderRuntimeFailureKind, classify_402,
+    classify_failover_reason, classify_failover_signal, classify_provider_runtime_failure_kind,
+    failover_reason_from_signal, is_context_overflow, is_context_overflow_error,
+    is_likely_context_overflow_error, is_role_ordering_error, is_transient_http_error,
+};
+pub use context_window::{
+    CONTEXT_WINDOW_HARD_MIN_TOKENS, CONTEXT_WINDOW_WARN_BELOW_TOKENS, ContextWindowGuard,
+    ContextWindowInfo, ContextWindowSource, ContextWindowSources, DEFAULT_CONTEXT_TOKENS,
+    evaluate_context_window_guard, resolve_context_window_info,
+};
+pub use error_text::{ErrorTextContext, format_assistant_error_text};
+pub use think_level::{
+    UnknownThinkLevel, normalize_think_level, pick_fallback_thinking_level, thinking_budget,
+};

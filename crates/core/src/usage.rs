@@ -138,7 +138,12 @@ mod tests {
 
     #[test]
     fn context_tokens_prefers_total() {
-        let mut usage = Usage { input: 10, output: 5, cache_read: 100, ..Usage::default() };
+        let mut usage = Usage {
+            input: 10,
+            output: 5,
+            cache_read: 100,
+            ..Usage::default()
+        };
         assert_eq!(usage.context_tokens(), 115);
         usage.total_tokens = 200;
         assert_eq!(usage.context_tokens(), 200);
@@ -146,8 +151,17 @@ mod tests {
 
     #[test]
     fn cost_is_price_per_million() {
-        let mut usage = Usage { input: 1_000_000, output: 500_000, ..Usage::default() };
-        usage.apply_cost(&ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75 });
+        let mut usage = Usage {
+            input: 1_000_000,
+            output: 500_000,
+            ..Usage::default()
+        };
+        usage.apply_cost(&ModelCost {
+            input: 3.0,
+            output: 15.0,
+            cache_read: 0.3,
+            cache_write: 3.75,
+        });
         assert_eq!(usage.cost.input, 3.0);
         assert_eq!(usage.cost.output, 7.5);
         assert_eq!(usage.cost.total, 10.5);
