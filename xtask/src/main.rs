@@ -1,3 +1,42 @@
 //! `cargo xtask`: clawloop's developer tasks.
+//!
+//! * `cargo xtask conformance` runs the FORMAT.md scenario files against the real crates;
+//! * `cargo xtask ci` runs formatting, lints, tests and conformance, stopping at the first
+//!   failure.
+//!
+//! Exit status: 0 success, 1 failures, 2 usage errors or unparseable scenario files.
 
-fn main() {}
+use std::io;
+use std::process::ExitCode;
+
+use xtask::cli::{self, Command, USAGE};
+use xtask::{ci, conformance};
+
+fn main() -> ExitCode {
+    // Lossy: a non-UTF-8 argument becomes a usage error instead of a panic.
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let code = match cli::parse(&args) {
+        Ok(Command::Help) => {
+            eprintln!("{USAGE}");
+            2
+        }
+        Ok(Command::Ci) => ci::run(),
+        Ok(Command::Conformance(opts)) => match conformance::run(&opts, io::stdout().lock()) {
+            Ok(exit) => exit as u8,
+            // `… | head` closing the pipe is not worth a message; the status still says so.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 2,
+            Err(e) => {
+                eprintln!("xtask conformance: cannot write output: {e}");
+                2
+            }
+        },
+        Err(err) => {
+            eprintln!("xtask: {err}\n\n{USAGE}");
+            2
+        }
+    };
+    ExitCode::from(code)
+}

@@ -1,0 +1,200 @@
+//! Hand-written argument parsing (no clap: the build stays lean).
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::conformance::Options;
+use crate::conformance::kind::Kind;
+
+/// The usage text printed for `help` and on any usage error.
+pub const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  conformance [--dir DIR]... [--kind K1,K2] [--filter SUBSTRING] [--json]
+      run conformance scenarios (default dirs: ../shared/conformance/scenarios and conformance/)
+  ci  run fmt --check, clippy -D warnings, the workspace tests and conformance over the
+      implemented kinds, stopping at the first failure
+  help
+      print this text";
+
+/// A parsed command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `conformance …`
+    Conformance(Options),
+    /// `ci`
+    Ci,
+    /// `help`, `-h`, `--help`
+    Help,
+}
+
+/// The command line is wrong; the message says how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn usage_error<T>(message: impl Into<String>) -> Result<T, UsageError> {
+    Err(UsageError(message.into()))
+}
+
+/// Parses the arguments after the program name.
+pub fn parse(args: &[String]) -> Result<Command, UsageError> {
+    let Some((command, rest)) = args.split_first() else {
+        return usage_error("missing command");
+    };
+    match command.as_str() {
+        "help" | "-h" | "--help" => Ok(Command::Help),
+        "ci" => match rest.first() {
+            None => Ok(Command::Ci),
+            Some(a) if is_help(a) => Ok(Command::Help),
+            Some(a) => usage_error(format!("ci takes no arguments, got {a:?}")),
+        },
+        "conformance" => parse_conformance(rest),
+        other => usage_error(format!("unknown command {other:?}")),
+    }
+}
+
+fn is_help(arg: &str) -> bool {
+    matches!(arg, "-h" | "--help")
+}
+
+fn parse_conformance(args: &[String]) -> Result<Command, UsageError> {
+    let mut opts = Options::default();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        if is_help(arg) {
+            return Ok(Command::Help);
+        }
+        // Both `--opt VALUE` and `--opt=VALUE`.
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_owned())),
+            _ => (arg, None),
+        };
+        let mut value = |name: &str| -> Result<String, UsageError> {
+            if let Some(v) = inline.clone() {
+                return Ok(v);
+            }
+            i += 1;
+            match args.get(i) {
+                Some(v) => Ok(v.clone()),
+                None => usage_error(format!("{name} needs a value")),
+            }
+        };
+        match flag {
+            "--dir" => {
+                let dir = value("--dir")?;
+                if dir.is_empty() {
+                    return usage_error("--dir needs a non-empty value");
+                }
+                opts.dirs.push(PathBuf::from(dir));
+            }
+            "--kind" => {
+                let list = value("--kind")?;
+                let kinds = opts.kinds.get_or_insert_with(Vec::new);
+                for name in list.split(',').map(str::trim) {
+                    if name.is_empty() {
+                        return usage_error(format!("--kind: empty kind name in {list:?}"));
+                    }
+                    let kind = name
+                        .parse::<Kind>()
+                        .map_err(|e| UsageError(format!("--kind: {e}")))?;
+                    if !kinds.contains(&kind) {
+                        kinds.push(kind);
+                    }
+                }
+            }
+            "--filter" => {
+                if opts.filter.is_some() {
+                    return usage_error("--filter given twice");
+                }
+                opts.filter = Some(value("--filter")?);
+            }
+            "--json" if inline.is_none() => opts.json = true,
+            _ => return usage_error(format!("unknown argument {arg:?} for conformance")),
+        }
+        i += 1;
+    }
+    Ok(Command::Conformance(opts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    fn conformance(list: &[&str]) -> Options {
+        match parse(&args(list)).unwrap() {
+            Command::Conformance(o) => o,
+            other => panic!("not conformance: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn conformance_defaults() {
+        assert_eq!(conformance(&["conformance"]), Options::default());
+    }
+
+    #[test]
+    fn conformance_all_options() {
+        let o = conformance(&[
+            "conformance",
+            "--dir",
+            "a",
+            "--dir=b",
+            "--kind",
+            "classify,guard",
+            "--kind=thinking,classify",
+            "--filter",
+            "x#y",
+            "--json",
+        ]);
+        assert_eq!(o.dirs, [PathBuf::from("a"), PathBuf::from("b")]);
+        assert_eq!(
+            o.kinds,
+            Some(vec![Kind::Classify, Kind::Guard, Kind::Thinking])
+        );
+        assert_eq!(o.filter.as_deref(), Some("x#y"));
+        assert!(o.json);
+    }
+
+    #[test]
+    fn usage_errors() {
+        for bad in [
+            &["conformance", "--dir"][..],
+            &["conformance", "--kind", "nope"],
+            &["conformance", "--kind", "classify,"],
+            &["conformance", "--bogus"],
+            &["conformance", "stray"],
+            &["conformance", "--json=1"],
+            &["conformance", "--filter", "a", "--filter", "b"],
+            &["ci", "extra"],
+            &["frobnicate"],
+            &[],
+        ] {
+            assert!(
+                parse(&args(bad)).is_err(),
+                "{bad:?} should be a usage error"
+            );
+        }
+        let e = parse(&args(&["conformance", "--kind", "nope"])).unwrap_err();
+        assert!(e.0.contains("unknown kind \"nope\""), "{e}");
+    }
+
+    #[test]
+    fn other_commands() {
+        assert_eq!(parse(&args(&["ci"])).unwrap(), Command::Ci);
+        assert_eq!(parse(&args(&["help"])).unwrap(), Command::Help);
+        assert_eq!(parse(&args(&["--help"])).unwrap(), Command::Help);
+        assert_eq!(parse(&args(&["conformance", "-h"])).unwrap(), Command::Help);
+    }
+}
