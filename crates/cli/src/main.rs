@@ -8,6 +8,9 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    eprintln!("clawloop {}: the command line arrives with the CLI issue", env!("CARGO_PKG_VERSION"));
+    eprintln!(
+        "clawloop {}: the command line arrives with the CLI issue",
+        env!("CARGO_PKG_VERSION")
+    );
     ExitCode::from(2)
 }
