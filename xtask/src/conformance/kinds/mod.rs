@@ -4,8 +4,10 @@
 //! compares it with the case's expect. Adding a kind means adding a file and one registry line;
 //! `cargo xtask ci` picks the new kind up from here.
 
+mod chunker;
 mod classify;
 mod guard;
+mod tags;
 mod thinking;
 
 use super::kind::Kind;
@@ -16,6 +18,8 @@ pub type Runner = fn(&Case) -> Result<(), String>;
 
 /// Every implemented kind and its runner.
 pub const REGISTRY: &[(Kind, Runner)] = &[
+    (Kind::Chunker, chunker::run),
+    (Kind::Tags, tags::run),
     (Kind::Classify, classify::run),
     (Kind::Thinking, thinking::run),
     (Kind::Guard, guard::run),
