@@ -1,7 +1,9 @@
 //! `clawloop-subscribe`: turning a streamed assistant reply into what the user sees (SPEC §6).
 //!
-//! This crate is synchronous and does no I/O. Today it provides two pure building blocks of the
-//! subscription (reference §18.5 and §19):
+//! This crate is synchronous and does no I/O. The runner feeds every agent event to a
+//! [`Subscription`] and receives what the user should see through a [`SubscriptionSink`]
+//! (block replies, partial replies, reasoning, run events). The subscription is built on pure
+//! pieces that are usable alone (reference §18.5 and §19):
 //!
 //! * [`TagFilter`]: a stateful filter over text deltas that removes `<think>`, `<thinking>`,
 //!   `<thought>` and `<antthinking>` blocks and `<final>` tags (or, with
@@ -14,12 +16,17 @@
 //!   closing and reopening a code fence when a block must be split inside one (with SPEC §6's
 //!   fix: it never emits an empty reopened code block). [`fences`] holds the fence parser both
 //!   rely on.
+//! * [`messaging_dedupe`]: the normalized containment test that keeps a text a messaging tool
+//!   already sent from being sent again as a block reply.
+//! * [`usage_accumulator`]: usage sums over a run's model calls, plus the last call.
+//! * [`tool_meta`]: tool metas, the last tool error and mutating-action fingerprints.
+//! * [`compaction_wait`]: the compaction-retry wait, pollable or awaitable without a runtime.
 //!
-//! All lengths are counted in Unicode scalar values (`char`s), never bytes.
+//! [`Subscription`] itself (reference §18.3) handles message boundaries, the `text_end` and
+//! `message_end` break modes, the flush before each tool, reasoning blocks and streams, the
+//! `NO_REPLY` fallback, compaction state and liveness.
 //!
-//! The full subscription state machine over agent events (SPEC §6, reference §18.3: block
-//! replies, tool metas and the last tool error, messaging-tool dedupe, usage accumulation and the
-//! compaction-retry wait) arrives later and is built on these pieces. It depends only on
+//! All lengths are counted in Unicode scalar values (`char`s), never bytes. It depends only on
 //! `clawloop-core`.
 //!
 //! # Example
@@ -51,14 +58,56 @@
 //! assert_eq!(blocks, ["Here is the summary.", "It has two parts."]);
 //! assert_eq!(filter.reasoning(), "plan the answer");
 //! ```
+//!
+//! Or let a [`Subscription`] do all of it from agent events:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use clawloop_core::message::{AssistantMessage, ContentBlock};
+//! use clawloop_core::{AgentEvent, AgentMessage, AssistantMessageEvent};
+//! use clawloop_subscribe::{CollectingSink, Subscription, SubscriptionOptions};
+//!
+//! let mut message = AssistantMessage::empty("openai-completions", "openai", "gpt-5", 0);
+//! let start = AgentEvent::MessageStart { message: Arc::new(AgentMessage::Assistant(message.clone())) };
+//! message.content.push(ContentBlock::text("Hello there."));
+//! let delta = AgentEvent::MessageUpdate {
+//!     assistant_message_event: AssistantMessageEvent::TextDelta { content_index: 0, delta: "Hello there.".into() },
+//!     message: None,
+//! };
+//! let end = AgentEvent::MessageEnd { message: Arc::new(AgentMessage::Assistant(message)) };
+//!
+//! let mut sub = Subscription::new(SubscriptionOptions::default(), CollectingSink::default());
+//! for event in [start, delta, end] {
+//!     sub.handle(&event);
+//! }
+//! assert_eq!(sub.sink().block_reply_texts(), ["Hello there."]);
+//! assert_eq!(sub.assistant_texts(), ["Hello there."]);
+//! ```
 
 #![deny(missing_docs)]
 
 pub mod block_chunker;
+pub mod compaction_wait;
 pub mod fences;
 mod js;
+pub mod messaging_dedupe;
+pub mod sink;
+pub mod subscription;
 pub mod tag_filter;
+pub mod tool_meta;
+pub mod usage_accumulator;
 
 pub use block_chunker::{BlockChunker, BreakPreference, ChunkingOptions};
+pub use compaction_wait::{CompactionWait, CompactionWaitError, CompactionWaitState};
 pub use fences::{FenceSpan, find_fence_span_at, is_safe_fence_break, parse_fence_spans};
+pub use sink::{
+    BlockReply, CollectingSink, LifecyclePhase, ReasoningUpdate, SubscriptionEvent,
+    SubscriptionSink,
+};
+pub use subscription::{
+    BlockReplyBreak, LivenessState, MessagingToolTarget, ReasoningMode, SILENT_REPLY_TOKEN,
+    Subscription, SubscriptionOptions, block_reply_payload_key, format_reasoning_message,
+};
 pub use tag_filter::{TagFilter, TagFilterOptions};
+pub use tool_meta::{LastToolError, ToolMeta};
+pub use usage_accumulator::{UsageAccumulator, UsageTotals};

@@ -7,6 +7,7 @@
 mod chunker;
 mod classify;
 mod guard;
+mod subscribe;
 mod tags;
 mod thinking;
 
@@ -23,6 +24,7 @@ pub const REGISTRY: &[(Kind, Runner)] = &[
     (Kind::Classify, classify::run),
     (Kind::Thinking, thinking::run),
     (Kind::Guard, guard::run),
+    (Kind::Subscribe, subscribe::run),
 ];
 
 /// The runner of a kind, if it is implemented.

@@ -1,0 +1,1237 @@
+//! The subscription state machine (reference §18, OpenClaw `subscribeEmbeddedPiSession`).
+//!
+//! The runner feeds every [`AgentEvent`] to [`Subscription::handle`]; the subscription turns
+//! the stream into block replies, partial replies, reasoning and run events on its
+//! [`SubscriptionSink`], and keeps what the runner reads afterwards: the assistant texts, tool
+//! metas, the last tool error, messaging-tool sends, usage and compaction state.
+//!
+//! Everything is synchronous. Where OpenClaw defers work to a microtask (the flush after
+//! `text_end`) it runs here before `handle` returns, which is the same order as long as events
+//! are delivered one after another. Work per event is proportional to the event: visible text
+//! is filtered incrementally ([`TagFilter`]) instead of re-scanning the message so far.
+
+use clawloop_core::message::{AssistantMessage, ContentBlock};
+use clawloop_core::{
+    AgentEvent, AgentMessage, AgentToolResult, AssistantMessageEvent, StopReason, Usage,
+};
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+
+use crate::block_chunker::{BlockChunker, ChunkingOptions};
+use crate::compaction_wait::{CompactionGate, CompactionWait};
+use crate::js::is_js_space;
+use crate::messaging_dedupe::{
+    MAX_MESSAGING_SENT_ENTRIES, is_messaging_tool_duplicate_normalized,
+    normalize_text_for_comparison,
+};
+use crate::sink::{
+    BlockReply, LifecyclePhase, ReasoningUpdate, SubscriptionEvent, SubscriptionSink,
+};
+use crate::tag_filter::{TagFilter, TagFilterOptions};
+use crate::tool_meta::{
+    LastToolError, ToolCallSummary, ToolMeta, extract_tool_error_message, is_cron_add,
+    is_messaging_send, is_same_tool_mutation_action, is_tool_result_error, messaging_media_urls,
+    messaging_target, messaging_text, normalize_tool_name,
+};
+use crate::usage_accumulator::{UsageAccumulator, UsageTotals};
+
+/// The reply a model gives when it has nothing to say (OpenClaw `SILENT_REPLY_TOKEN`).
+pub const SILENT_REPLY_TOKEN: &str = "NO_REPLY";
+
+/// When block replies are cut (OpenClaw `blockReplyBreak`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum BlockReplyBreak {
+    /// Stream blocks while the text arrives; flush at each `text_end`.
+    #[default]
+    TextEnd,
+    /// Hold everything until `message_end`.
+    MessageEnd,
+}
+
+/// How reasoning is delivered (OpenClaw `reasoningMode`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum ReasoningMode {
+    /// Reasoning is never shown.
+    #[default]
+    Off,
+    /// A `Reasoning:` block reply per message.
+    On,
+    /// Live through [`SubscriptionSink::on_reasoning`].
+    Stream,
+}
+
+/// Run liveness as the subscription sees it (OpenClaw `livenessState`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum LivenessState {
+    /// Running normally.
+    #[default]
+    Working,
+    /// Compacting.
+    Paused,
+    /// The last assistant message errored.
+    Blocked,
+    /// A mutating action made the run unsafe to replay, and nothing visible came of it.
+    Abandoned,
+}
+
+/// Options of a [`Subscription`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubscriptionOptions {
+    /// When block replies are cut.
+    pub block_reply_break: BlockReplyBreak,
+    /// Block chunking; without it each flush sends the buffered text as one block.
+    pub chunking: Option<ChunkingOptions>,
+    /// Show only text inside `<final>…</final>`.
+    pub enforce_final_tag: bool,
+    /// Reasoning delivery.
+    pub reasoning_mode: ReasoningMode,
+    /// Whether the runner delivers block replies (OpenClaw: an `onBlockReply` callback was
+    /// given). Without them, texts are still collected in
+    /// [`Subscription::assistant_texts`] for the final payloads.
+    pub block_replies: bool,
+    /// Channel-plugin tools whose `send` action sends a message (besides `message` and
+    /// `sessions_send`), for messaging dedupe.
+    pub channel_messaging_tools: Vec<String>,
+}
+
+impl Default for SubscriptionOptions {
+    fn default() -> Self {
+        Self {
+            block_reply_break: BlockReplyBreak::TextEnd,
+            chunking: None,
+            enforce_final_tag: false,
+            reasoning_mode: ReasoningMode::Off,
+            block_replies: true,
+            channel_messaging_tools: Vec::new(),
+        }
+    }
+}
+
+/// A message a messaging tool sent to someone (OpenClaw `MessagingToolSend`, target as given).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessagingToolTarget {
+    /// The tool.
+    pub tool: String,
+    /// The channel (`provider`/`channel` argument, else the tool name).
+    pub provider: String,
+    /// The account used, if given.
+    pub account_id: Option<String>,
+    /// The recipient.
+    pub to: String,
+}
+
+/// OpenClaw's display form of reasoning: `Reasoning:` then each non-empty line in `_…_`.
+///
+/// ```
+/// assert_eq!(
+///     clawloop_subscribe::format_reasoning_message(" a\n\nb "),
+///     "Reasoning:\n_a_\n\n_b_"
+/// );
+/// assert_eq!(clawloop_subscribe::format_reasoning_message("  "), "");
+/// ```
+pub fn format_reasoning_message(text: &str) -> String {
+    let trimmed = js_trim(text);
+    if trimmed.is_empty() {
+        return String::new();
+    }
+    let lines: Vec<String> = trimmed
+        .split('\n')
+        .map(|line| {
+            if line.is_empty() {
+                String::new()
+            } else {
+                format!("_{line}_")
+            }
+        })
+        .collect();
+    format!("Reasoning:\n{}", lines.join("\n"))
+}
+
+/// The key under which a delivered block is remembered, so that final payloads repeating it
+/// can be dropped (OpenClaw `createBlockReplyPayloadKey`): JSON of the trimmed text and media.
+pub fn block_reply_payload_key(text: &str, media_urls: &[String]) -> String {
+    serde_json::json!({ "text": js_trim(text), "mediaList": media_urls }).to_string()
+}
+
+fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_space)
+}
+
+fn js_trim_end(s: &str) -> &str {
+    s.trim_end_matches(is_js_space)
+}
+
+/// Which reasoning source the last streamed update came from, so lengths are compared within
+/// one source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReasoningSource {
+    Native,
+    Tagged,
+}
+
+/// The subscription state machine. See the [module docs](self).
+#[derive(Debug)]
+pub struct Subscription<S: SubscriptionSink> {
+    options: SubscriptionOptions,
+    sink: S,
+
+    // Outputs.
+    assistant_texts: Vec<String>,
+    tool_metas: Vec<ToolMeta>,
+    tool_summaries: HashMap<String, ToolCallSummary>,
+    tool_start_args: HashMap<String, Value>,
+    last_tool_error: Option<LastToolError>,
+
+    // Per-message buffers.
+    delta_buffer: String,
+    block_buffer: String,
+    chunker: Option<BlockChunker>,
+    /// Filters `delta_buffer` incrementally into `visible_raw` (OpenClaw re-strips the whole
+    /// buffer per delta with a fresh state; the result is the same, minus held-back tags).
+    visible_filter: TagFilter,
+    visible_raw: String,
+    /// Byte offset of the first non-whitespace char of `visible_raw`.
+    visible_start: Option<usize>,
+    /// Byte offset just after the last non-whitespace char of `visible_raw`.
+    visible_end: usize,
+    /// End of the cleaned text last reported (`lastStreamedAssistantCleaned`), 0 for none.
+    streamed_end: usize,
+    /// Tag state carried across block chunks (OpenClaw `blockState`).
+    block_filter: TagFilter,
+    emitted_assistant_update: bool,
+    last_block_reply_text: Option<String>,
+    reasoning_stream_open: bool,
+    assistant_message_index: u32,
+    last_assistant_text_message_index: Option<u32>,
+    last_assistant_text_trimmed: Option<String>,
+    last_assistant_text_normalized: Option<String>,
+    assistant_text_baseline: usize,
+    suppress_block_chunks: bool,
+    last_reasoning_sent: Option<String>,
+    native_reasoning: String,
+    streamed_reasoning: Option<(ReasoningSource, usize)>,
+    /// The current message is transcript-only (delivery mirror, gateway injected, commentary).
+    ignoring_message: bool,
+
+    // Compaction.
+    compaction: CompactionGate,
+    compaction_count: u32,
+
+    // Messaging.
+    messaging_sent_texts: Vec<String>,
+    messaging_sent_normalized: Vec<String>,
+    messaging_sent_targets: Vec<MessagingToolTarget>,
+    messaging_sent_media_urls: Vec<String>,
+    pending_messaging_texts: HashMap<String, String>,
+    pending_messaging_targets: HashMap<String, MessagingToolTarget>,
+    pending_messaging_media: HashMap<String, Vec<String>>,
+    successful_cron_adds: u32,
+
+    // Liveness and usage.
+    replay_invalid: bool,
+    had_potential_side_effects: bool,
+    liveness: LivenessState,
+    last_assistant_stop_reason: Option<StopReason>,
+    usage: UsageAccumulator,
+    directly_sent_block_keys: BTreeSet<String>,
+}
+
+impl<S: SubscriptionSink> Subscription<S> {
+    /// A subscription reporting to `sink`.
+    pub fn new(options: SubscriptionOptions, sink: S) -> Self {
+        let tag_options = TagFilterOptions {
+            enforce_final_tag: options.enforce_final_tag,
+        };
+        Self {
+            chunker: options.chunking.map(BlockChunker::new),
+            visible_filter: TagFilter::new(tag_options),
+            block_filter: TagFilter::new(tag_options),
+            options,
+            sink,
+            assistant_texts: Vec::new(),
+            tool_metas: Vec::new(),
+            tool_summaries: HashMap::new(),
+            tool_start_args: HashMap::new(),
+            last_tool_error: None,
+            delta_buffer: String::new(),
+            block_buffer: String::new(),
+            visible_raw: String::new(),
+            visible_start: None,
+            visible_end: 0,
+            streamed_end: 0,
+            emitted_assistant_update: false,
+            last_block_reply_text: None,
+            reasoning_stream_open: false,
+            assistant_message_index: 0,
+            last_assistant_text_message_index: None,
+            last_assistant_text_trimmed: None,
+            last_assistant_text_normalized: None,
+            assistant_text_baseline: 0,
+            suppress_block_chunks: false,
+            last_reasoning_sent: None,
+            native_reasoning: String::new(),
+            streamed_reasoning: None,
+            ignoring_message: false,
+            compaction: CompactionGate::default(),
+            compaction_count: 0,
+            messaging_sent_texts: Vec::new(),
+            messaging_sent_normalized: Vec::new(),
+            messaging_sent_targets: Vec::new(),
+            messaging_sent_media_urls: Vec::new(),
+            pending_messaging_texts: HashMap::new(),
+            pending_messaging_targets: HashMap::new(),
+            pending_messaging_media: HashMap::new(),
+            successful_cron_adds: 0,
+            replay_invalid: false,
+            had_potential_side_effects: false,
+            liveness: LivenessState::Working,
+            last_assistant_stop_reason: None,
+            usage: UsageAccumulator::new(),
+            directly_sent_block_keys: BTreeSet::new(),
+        }
+    }
+
+    // ---- accessors -------------------------------------------------------------------------
+
+    /// The options.
+    pub fn options(&self) -> &SubscriptionOptions {
+        &self.options
+    }
+    /// The sink.
+    pub fn sink(&self) -> &S {
+        &self.sink
+    }
+    /// The sink, mutably.
+    pub fn sink_mut(&mut self) -> &mut S {
+        &mut self.sink
+    }
+    /// Consumes the subscription, returning the sink.
+    pub fn into_sink(self) -> S {
+        self.sink
+    }
+    /// Texts of the run's replies, in order (the final payload texts).
+    pub fn assistant_texts(&self) -> &[String] {
+        &self.assistant_texts
+    }
+    /// Finished tool calls, in completion order.
+    pub fn tool_metas(&self) -> &[ToolMeta] {
+        &self.tool_metas
+    }
+    /// The unresolved tool failure, if any.
+    pub fn last_tool_error(&self) -> Option<&LastToolError> {
+        self.last_tool_error.as_ref()
+    }
+    /// Texts messaging tools sent successfully (at most the 200 most recent).
+    pub fn messaging_tool_sent_texts(&self) -> &[String] {
+        &self.messaging_sent_texts
+    }
+    /// Recipients messaging tools sent to successfully.
+    pub fn messaging_tool_sent_targets(&self) -> &[MessagingToolTarget] {
+        &self.messaging_sent_targets
+    }
+    /// Media messaging tools sent successfully.
+    pub fn messaging_tool_sent_media_urls(&self) -> &[String] {
+        &self.messaging_sent_media_urls
+    }
+    /// `true` when a messaging tool sent text (the final reply is then usually redundant).
+    pub fn did_send_via_messaging_tool(&self) -> bool {
+        !self.messaging_sent_texts.is_empty()
+    }
+    /// Successful `cron` `add` calls.
+    pub fn successful_cron_adds(&self) -> u32 {
+        self.successful_cron_adds
+    }
+    /// Summed usage over the run's assistant messages; `None` when all zero.
+    pub fn usage_totals(&self) -> Option<UsageTotals> {
+        self.usage.totals()
+    }
+    /// The latest model call's usage.
+    pub fn last_call_usage(&self) -> Option<&Usage> {
+        self.usage.last_call()
+    }
+    /// Compactions that produced a result.
+    pub fn compaction_count(&self) -> u32 {
+        self.compaction_count
+    }
+    /// `true` while compacting or a compaction retry is pending.
+    pub fn is_compacting(&self) -> bool {
+        self.compaction.is_compacting()
+    }
+    /// `true` while a compaction runs.
+    pub fn is_compaction_in_flight(&self) -> bool {
+        self.compaction.in_flight()
+    }
+    /// The compaction-retry wait (reference §18.4): resolved when idle, shared while compacting
+    /// or retrying, rejected after [`unsubscribe`](Self::unsubscribe).
+    pub fn wait_for_compaction_retry(&mut self) -> CompactionWait {
+        self.compaction.wait()
+    }
+    /// Stops the subscription: a pending compaction wait is rejected and later events are
+    /// ignored. The runner aborts an in-flight compaction itself
+    /// ([`is_compaction_in_flight`](Self::is_compaction_in_flight) tells whether one runs).
+    pub fn unsubscribe(&mut self) {
+        self.compaction.unsubscribe();
+    }
+    /// The run's liveness.
+    pub fn liveness(&self) -> LivenessState {
+        self.liveness
+    }
+    /// A successful mutating action happened, so replaying the run is unsafe.
+    pub fn replay_invalid(&self) -> bool {
+        self.replay_invalid
+    }
+    /// Some action may have changed the world.
+    pub fn had_potential_side_effects(&self) -> bool {
+        self.had_potential_side_effects
+    }
+    /// Keys ([`block_reply_payload_key`]) of every block delivered as a block reply.
+    pub fn directly_sent_block_keys(&self) -> &BTreeSet<String> {
+        &self.directly_sent_block_keys
+    }
+
+    // ---- dispatch --------------------------------------------------------------------------
+
+    /// Feeds one agent event. Never panics; events after
+    /// [`unsubscribe`](Self::unsubscribe) are ignored.
+    pub fn handle(&mut self, event: &AgentEvent) {
+        if self.compaction.is_unsubscribed() {
+            return;
+        }
+        match event {
+            AgentEvent::AgentStart => self.sink.on_agent_event(SubscriptionEvent::Lifecycle {
+                phase: LifecyclePhase::Start,
+            }),
+            AgentEvent::MessageStart { message } => self.on_message_start(message),
+            AgentEvent::MessageUpdate {
+                assistant_message_event,
+                message,
+            } => self.on_message_update(assistant_message_event, message.as_deref()),
+            AgentEvent::MessageEnd { message } => self.on_message_end(message),
+            AgentEvent::ToolExecutionStart {
+                tool_call_id,
+                tool_name,
+                args,
+            } => self.on_tool_start(tool_call_id, tool_name, args),
+            AgentEvent::ToolExecutionUpdate {
+                tool_call_id,
+                tool_name,
+                ..
+            } => {
+                let name = normalize_tool_name(tool_name);
+                self.sink.on_agent_event(SubscriptionEvent::ToolUpdate {
+                    tool_name: &name,
+                    tool_call_id,
+                });
+            }
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id,
+                tool_name,
+                result,
+                is_error,
+            } => self.on_tool_end(tool_call_id, tool_name, result, *is_error),
+            AgentEvent::AutoCompactionStart { reason } => {
+                self.compaction.compaction_started();
+                self.liveness = LivenessState::Paused;
+                self.sink
+                    .on_agent_event(SubscriptionEvent::CompactionStart { reason: *reason });
+            }
+            AgentEvent::AutoCompactionEnd {
+                result,
+                aborted,
+                will_retry,
+                ..
+            } => self.on_compaction_end(result.is_some(), *aborted, *will_retry),
+            AgentEvent::AgentEnd { .. } => self.on_agent_end(),
+            AgentEvent::TurnStart
+            | AgentEvent::TurnEnd { .. }
+            | AgentEvent::AutoRetryStart { .. }
+            | AgentEvent::AutoRetryEnd { .. } => {}
+        }
+    }
+
+    /// Transcript-only messages never reach the user: OpenClaw's delivery mirror and gateway
+    /// injections, and `commentary`-phase messages.
+    fn is_transcript_only(message: &AssistantMessage) -> bool {
+        (message.provider == "openclaw"
+            && matches!(
+                message.model.as_str(),
+                "delivery-mirror" | "gateway-injected"
+            ))
+            || message.extra.get("phase").and_then(Value::as_str) == Some("commentary")
+    }
+
+    fn on_message_start(&mut self, message: &AgentMessage) {
+        let Some(assistant) = message.as_assistant() else {
+            return;
+        };
+        self.ignoring_message = Self::is_transcript_only(assistant);
+        if self.ignoring_message {
+            return;
+        }
+        // message_start is the only reliable boundary: late text_end events can follow
+        // message_end, so the per-message state is reset here and not there.
+        self.reset_message_state(self.assistant_texts.len());
+        self.sink.on_assistant_message_start();
+    }
+
+    fn reset_message_state(&mut self, baseline: usize) {
+        self.delta_buffer.clear();
+        self.block_buffer.clear();
+        if let Some(chunker) = self.chunker.as_mut() {
+            chunker.reset();
+        }
+        self.block_filter.reset();
+        self.reset_visible();
+        self.emitted_assistant_update = false;
+        self.last_block_reply_text = None;
+        self.last_reasoning_sent = None;
+        self.native_reasoning.clear();
+        self.streamed_reasoning = None;
+        self.reasoning_stream_open = false;
+        self.suppress_block_chunks = false;
+        self.assistant_message_index = self.assistant_message_index.saturating_add(1);
+        self.last_assistant_text_message_index = None;
+        self.last_assistant_text_trimmed = None;
+        self.last_assistant_text_normalized = None;
+        self.assistant_text_baseline = baseline;
+    }
+
+    fn reset_visible(&mut self) {
+        self.visible_filter.reset();
+        self.visible_raw.clear();
+        self.visible_start = None;
+        self.visible_end = 0;
+        self.streamed_end = 0;
+    }
+
+    // ---- message_update --------------------------------------------------------------------
+
+    fn on_message_update(&mut self, event: &AssistantMessageEvent, message: Option<&AgentMessage>) {
+        if let Some(message) = message {
+            let Some(assistant) = message.as_assistant() else {
+                return;
+            };
+            if Self::is_transcript_only(assistant) {
+                return;
+            }
+            self.last_assistant_stop_reason = Some(assistant.stop_reason);
+        }
+        if self.ignoring_message {
+            return;
+        }
+        match event {
+            AssistantMessageEvent::ThinkingStart { .. } => {
+                self.reasoning_stream_open = true;
+            }
+            AssistantMessageEvent::ThinkingDelta { delta, .. } => {
+                self.reasoning_stream_open = true;
+                self.native_reasoning.push_str(delta);
+                self.stream_native_reasoning();
+            }
+            AssistantMessageEvent::ThinkingEnd { content, .. } => {
+                // The full content wins when it is more than what the deltas gave.
+                if !content.is_empty() && content.len() > self.native_reasoning.len() {
+                    self.native_reasoning.clone_from(content);
+                }
+                self.stream_native_reasoning();
+                self.reasoning_stream_open = true;
+                self.emit_reasoning_end();
+            }
+            AssistantMessageEvent::TextStart { .. } => self.on_text(TextEventKind::Start, None),
+            AssistantMessageEvent::TextDelta { delta, .. } => {
+                self.on_text(TextEventKind::Delta, Some(delta))
+            }
+            AssistantMessageEvent::TextEnd { content, .. } => {
+                self.on_text(TextEventKind::End, Some(content))
+            }
+            _ => {}
+        }
+    }
+
+    fn on_text(&mut self, kind: TextEventKind, payload: Option<&str>) {
+        let chunk: &str = match (kind, payload) {
+            (TextEventKind::Delta, Some(delta)) => delta,
+            (TextEventKind::Delta | TextEventKind::Start, _) | (TextEventKind::End, None) => "",
+            // Some providers resend the full content on text_end: only a suffix (or nothing)
+            // is appended, so the output stays monotonic.
+            (TextEventKind::End, Some("")) => "",
+            (TextEventKind::End, Some(content)) => {
+                if let Some(suffix) = content.strip_prefix(self.delta_buffer.as_str()) {
+                    suffix
+                } else if self.delta_buffer.starts_with(content)
+                    || self.delta_buffer.contains(content)
+                {
+                    ""
+                } else {
+                    content
+                }
+            }
+        };
+        let chunk = chunk.to_owned();
+        if !chunk.is_empty() {
+            self.delta_buffer.push_str(&chunk);
+            match self.chunker.as_mut() {
+                Some(chunker) => chunker.push(&chunk),
+                None => self.block_buffer.push_str(&chunk),
+            }
+            self.push_visible(&chunk);
+        }
+        if self.options.reasoning_mode == ReasoningMode::Stream {
+            self.stream_tagged_reasoning();
+        }
+
+        if self.options.block_replies
+            && self.options.block_reply_break == BlockReplyBreak::TextEnd
+            && let Some(chunker) = self.chunker.as_mut()
+        {
+            let chunks = chunker.drain_to_vec(false);
+            for c in chunks {
+                self.emit_block_chunk(&c);
+            }
+        }
+        if kind == TextEventKind::End && self.options.block_reply_break == BlockReplyBreak::TextEnd
+        {
+            self.flush_block_reply_buffer();
+        }
+    }
+
+    /// Filters `chunk` into the visible text and reports growth as an assistant event and a
+    /// partial reply.
+    fn push_visible(&mut self, chunk: &str) {
+        let was_thinking = self.visible_filter.in_thinking();
+        let shown = self.visible_filter.push(chunk);
+        let base = self.visible_raw.len();
+        self.visible_raw.push_str(&shown);
+        // Only the new text is scanned for the trim bounds, keeping the cost per delta.
+        if let Some(offset) = shown.find(|c: char| !is_js_space(c)) {
+            if self.visible_start.is_none() {
+                self.visible_start = Some(base + offset);
+            }
+            if let Some((idx, c)) = shown.char_indices().rev().find(|(_, c)| !is_js_space(*c)) {
+                self.visible_end = base + idx + c.len_utf8();
+            }
+        }
+        let now_thinking = self.visible_filter.in_thinking();
+        if !was_thinking && now_thinking {
+            self.reasoning_stream_open = true;
+        }
+        if was_thinking && !now_thinking {
+            self.emit_reasoning_end();
+        }
+
+        let Some(start) = self.visible_start else {
+            return;
+        };
+        let end = self.visible_end;
+        if end <= self.streamed_end.max(start) {
+            return;
+        }
+        let prev = self.streamed_end.max(start);
+        self.streamed_end = end;
+        let (Some(text), Some(delta)) = (
+            self.visible_raw.get(start..end),
+            self.visible_raw.get(prev..end),
+        ) else {
+            return;
+        };
+        self.sink
+            .on_agent_event(SubscriptionEvent::Assistant { text, delta });
+        self.emitted_assistant_update = true;
+        if self.should_emit_partial_replies() {
+            self.sink.on_partial_reply(text);
+        }
+    }
+
+    fn should_emit_partial_replies(&self) -> bool {
+        self.options.reasoning_mode != ReasoningMode::On || self.options.block_replies
+    }
+
+    fn stream_native_reasoning(&mut self) {
+        if self.options.reasoning_mode == ReasoningMode::Stream {
+            report_reasoning(
+                &mut self.streamed_reasoning,
+                &mut self.sink,
+                ReasoningSource::Native,
+                &self.native_reasoning,
+            );
+        }
+    }
+
+    fn stream_tagged_reasoning(&mut self) {
+        // Borrowing the filter's reasoning in place keeps this free of per-delta copies.
+        report_reasoning(
+            &mut self.streamed_reasoning,
+            &mut self.sink,
+            ReasoningSource::Tagged,
+            self.visible_filter.reasoning(),
+        );
+    }
+
+    fn emit_reasoning_end(&mut self) {
+        if !self.reasoning_stream_open {
+            return;
+        }
+        self.reasoning_stream_open = false;
+        if self.options.reasoning_mode == ReasoningMode::Stream {
+            self.sink.on_reasoning(ReasoningUpdate::End);
+        }
+    }
+
+    // ---- block replies ---------------------------------------------------------------------
+
+    fn remember_assistant_text(&mut self, text: &str) {
+        self.last_assistant_text_message_index = Some(self.assistant_message_index);
+        self.last_assistant_text_trimmed = Some(js_trim_end(text).to_owned());
+        let normalized = normalize_text_for_comparison(text);
+        self.last_assistant_text_normalized = (!normalized.is_empty()).then_some(normalized);
+    }
+
+    fn should_skip_assistant_text(&self, text: &str) -> bool {
+        if self.last_assistant_text_message_index != Some(self.assistant_message_index) {
+            return false;
+        }
+        let trimmed = js_trim_end(text);
+        if !trimmed.is_empty() && self.last_assistant_text_trimmed.as_deref() == Some(trimmed) {
+            return true;
+        }
+        let normalized = normalize_text_for_comparison(text);
+        !normalized.is_empty()
+            && self.last_assistant_text_normalized.as_deref() == Some(normalized.as_str())
+    }
+
+    fn push_assistant_text(&mut self, text: &str) {
+        if text.is_empty() || self.should_skip_assistant_text(text) {
+            return;
+        }
+        self.assistant_texts.push(text.to_owned());
+        self.remember_assistant_text(text);
+    }
+
+    fn is_messaging_duplicate(&self, text: &str) -> bool {
+        is_messaging_tool_duplicate_normalized(
+            &normalize_text_for_comparison(text),
+            &self.messaging_sent_normalized,
+        )
+    }
+
+    /// OpenClaw `emitBlockChunk`: strip tags with the state carried across chunks, then skip
+    /// empty chunks, repeats, messaging-tool duplicates and repeats of this message's last text.
+    fn emit_block_chunk(&mut self, raw: &str) {
+        if self.suppress_block_chunks {
+            return;
+        }
+        let mut stripped = self.block_filter.push(raw);
+        stripped.push_str(&self.block_filter.finish());
+        let chunk = js_trim_end(&stripped);
+        if chunk.is_empty()
+            || self.last_block_reply_text.as_deref() == Some(chunk)
+            || self.is_messaging_duplicate(chunk)
+            || self.should_skip_assistant_text(chunk)
+        {
+            return;
+        }
+        let chunk = chunk.to_owned();
+        self.last_block_reply_text = Some(chunk.clone());
+        self.assistant_texts.push(chunk.clone());
+        self.remember_assistant_text(&chunk);
+        if self.options.block_replies {
+            self.deliver_block_reply(chunk, false);
+        }
+    }
+
+    fn deliver_block_reply(&mut self, text: String, is_reasoning: bool) {
+        if !is_reasoning {
+            self.directly_sent_block_keys
+                .insert(block_reply_payload_key(&text, &[]));
+        }
+        self.sink.on_block_reply(BlockReply {
+            text,
+            media_urls: Vec::new(),
+            is_reasoning,
+            assistant_message_index: self.assistant_message_index,
+        });
+    }
+
+    /// OpenClaw `flushBlockReplyBuffer`: force out whatever is buffered.
+    fn flush_block_reply_buffer(&mut self) {
+        if !self.options.block_replies {
+            return;
+        }
+        if let Some(chunker) = self.chunker.as_mut().filter(|c| c.has_buffered()) {
+            let chunks = chunker.drain_to_vec(true);
+            chunker.reset();
+            for c in chunks {
+                self.emit_block_chunk(&c);
+            }
+            return;
+        }
+        if !self.block_buffer.is_empty() {
+            let buffered = std::mem::take(&mut self.block_buffer);
+            self.emit_block_chunk(&buffered);
+        }
+    }
+
+    // ---- message_end -----------------------------------------------------------------------
+
+    fn on_message_end(&mut self, message: &AgentMessage) {
+        let Some(assistant) = message.as_assistant() else {
+            return;
+        };
+        if Self::is_transcript_only(assistant) {
+            return;
+        }
+        self.last_assistant_stop_reason = Some(assistant.stop_reason);
+        self.usage.record(&assistant.usage);
+
+        let raw_text = assistant_raw_text(assistant);
+        let tag_options = TagFilterOptions {
+            enforce_final_tag: self.options.enforce_final_tag,
+        };
+        let mut text = TagFilter::strip(&raw_text, tag_options);
+        // A silent reply after a messaging-tool send means "what I sent is the answer".
+        if js_trim(&text) == SILENT_REPLY_TOKEN
+            && let Some(last) = self.messaging_sent_texts.last()
+            && !js_trim(last).is_empty()
+        {
+            text = js_trim(last).to_owned();
+        }
+        let wants_reasoning = matches!(
+            self.options.reasoning_mode,
+            ReasoningMode::On | ReasoningMode::Stream
+        );
+        let raw_thinking = if wants_reasoning {
+            assistant_thinking(assistant, &raw_text)
+        } else {
+            String::new()
+        };
+        let formatted_reasoning = format_reasoning_message(&raw_thinking);
+
+        // Step 3: a final assistant event when streaming never reported the text.
+        let mut cleaned = js_trim(&text).to_owned();
+        if cleaned.is_empty() {
+            let raw_trimmed = js_trim(&raw_text);
+            let without_final = TagFilter::strip(raw_trimmed, TagFilterOptions::default());
+            // OpenClaw falls back to the raw text with thinking removed; here that is the raw
+            // text with both tag kinds removed, and nothing when only reasoning was there.
+            cleaned = js_trim(&without_final).to_owned();
+        }
+        if !self.emitted_assistant_update && !cleaned.is_empty() {
+            self.sink.on_agent_event(SubscriptionEvent::Assistant {
+                text: &cleaned,
+                delta: &cleaned,
+            });
+            self.emitted_assistant_update = true;
+        }
+
+        // Step 4.
+        let added_during_message = self.assistant_texts.len() > self.assistant_text_baseline;
+        let chunker_has_buffered = self
+            .chunker
+            .as_ref()
+            .is_some_and(BlockChunker::has_buffered);
+        self.finalize_assistant_texts(&text, added_during_message, chunker_has_buffered);
+
+        // Step 5: the reasoning block goes first when the whole answer is still to come.
+        let should_emit_reasoning = self.options.reasoning_mode == ReasoningMode::On
+            && !formatted_reasoning.is_empty()
+            && self.options.block_replies
+            && self.last_reasoning_sent.as_deref() != Some(formatted_reasoning.as_str());
+        let reasoning_first = should_emit_reasoning
+            && self.options.block_reply_break == BlockReplyBreak::MessageEnd
+            && !added_during_message;
+        if reasoning_first {
+            self.emit_reasoning_block(&formatted_reasoning);
+        }
+
+        // Step 6: the safety send.
+        let buffered = match self.chunker.as_ref() {
+            Some(chunker) => chunker.has_buffered(),
+            None => !self.block_buffer.is_empty(),
+        };
+        if (self.options.block_reply_break == BlockReplyBreak::MessageEnd || buffered)
+            && !text.is_empty()
+            && self.options.block_replies
+        {
+            if let Some(chunker) = self.chunker.as_mut().filter(|c| c.has_buffered()) {
+                let chunks = chunker.drain_to_vec(true);
+                chunker.reset();
+                for c in chunks {
+                    self.emit_block_chunk(&c);
+                }
+            } else if self.last_block_reply_text.as_deref() != Some(text.as_str())
+                && !self.is_messaging_duplicate(&text)
+            {
+                self.last_block_reply_text = Some(text.clone());
+                let reply = js_trim(&text).to_owned();
+                if !reply.is_empty() {
+                    self.deliver_block_reply(reply, false);
+                }
+            }
+        }
+
+        if should_emit_reasoning && !reasoning_first {
+            self.emit_reasoning_block(&formatted_reasoning);
+        }
+        if self.options.reasoning_mode == ReasoningMode::Stream && !raw_thinking.is_empty() {
+            let streamed = js_trim(&self.native_reasoning) == raw_thinking
+                || js_trim(self.visible_filter.reasoning()) == raw_thinking;
+            if !streamed {
+                self.streamed_reasoning = None;
+                report_reasoning(
+                    &mut self.streamed_reasoning,
+                    &mut self.sink,
+                    ReasoningSource::Native,
+                    &raw_thinking,
+                );
+            }
+        }
+
+        // Step 7.
+        if self.options.block_reply_break == BlockReplyBreak::MessageEnd
+            && self.options.block_replies
+        {
+            self.flush_block_reply_buffer();
+            self.sink.on_block_reply_flush();
+        }
+
+        // Step 8: per-message buffers (the markers that dedupe late text_end events stay).
+        self.delta_buffer.clear();
+        self.block_buffer.clear();
+        if let Some(chunker) = self.chunker.as_mut() {
+            chunker.reset();
+        }
+        self.block_filter.reset();
+        self.reset_visible();
+        self.reasoning_stream_open = false;
+    }
+
+    fn emit_reasoning_block(&mut self, formatted: &str) {
+        self.last_reasoning_sent = Some(formatted.to_owned());
+        self.deliver_block_reply(formatted.to_owned(), true);
+    }
+
+    /// OpenClaw `finalizeAssistantTexts`.
+    fn finalize_assistant_texts(
+        &mut self,
+        text: &str,
+        added_during_message: bool,
+        chunker_has_buffered: bool,
+    ) {
+        if self.options.reasoning_mode == ReasoningMode::On
+            && !text.is_empty()
+            && !self.options.block_replies
+        {
+            // Without block replies the final text replaces what streaming collected, and
+            // later chunks of this message must not add to it.
+            if self.assistant_texts.len() > self.assistant_text_baseline {
+                self.assistant_texts.truncate(self.assistant_text_baseline);
+                self.assistant_texts.push(text.to_owned());
+                self.remember_assistant_text(text);
+            } else {
+                self.push_assistant_text(text);
+            }
+            self.suppress_block_chunks = true;
+        } else if !added_during_message && !chunker_has_buffered && !text.is_empty() {
+            // A non-streaming model (no text deltas) still contributes its text.
+            self.push_assistant_text(text);
+        }
+        self.assistant_text_baseline = self.assistant_texts.len();
+    }
+
+    // ---- tools -----------------------------------------------------------------------------
+
+    fn on_tool_start(&mut self, tool_call_id: &str, raw_name: &str, args: &Value) {
+        // Keep message boundaries: what the assistant said before the tool goes out first.
+        self.flush_block_reply_buffer();
+        self.sink.on_block_reply_flush();
+
+        let tool_name = normalize_tool_name(raw_name);
+        let summary = ToolCallSummary::new(&tool_name, args);
+        self.tool_summaries.insert(tool_call_id.to_owned(), summary);
+        self.tool_start_args
+            .insert(tool_call_id.to_owned(), args.clone());
+        self.sink.on_agent_event(SubscriptionEvent::ToolStart {
+            tool_name: &tool_name,
+            tool_call_id,
+            args,
+        });
+
+        // Messaging sends are pending until the tool succeeds.
+        if is_messaging_send(&tool_name, args, &self.options.channel_messaging_tools) {
+            if let Some(to) = messaging_target(&tool_name, args) {
+                let provider = ["provider", "channel"]
+                    .iter()
+                    .find_map(|k| args.get(*k).and_then(Value::as_str))
+                    .map(js_trim)
+                    .filter(|s| !s.is_empty())
+                    .map_or_else(|| tool_name.clone(), str::to_lowercase);
+                let account_id = args
+                    .get("accountId")
+                    .and_then(Value::as_str)
+                    .map(js_trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned);
+                self.pending_messaging_targets.insert(
+                    tool_call_id.to_owned(),
+                    MessagingToolTarget {
+                        tool: tool_name.clone(),
+                        provider,
+                        account_id,
+                        to,
+                    },
+                );
+            }
+            if let Some(text) = messaging_text(args) {
+                self.pending_messaging_texts
+                    .insert(tool_call_id.to_owned(), text.to_owned());
+            }
+            let media = messaging_media_urls(args);
+            if !media.is_empty() {
+                self.pending_messaging_media
+                    .insert(tool_call_id.to_owned(), media);
+            }
+        }
+    }
+
+    fn on_tool_end(
+        &mut self,
+        tool_call_id: &str,
+        raw_name: &str,
+        result: &AgentToolResult,
+        is_error: bool,
+    ) {
+        let tool_name = normalize_tool_name(raw_name);
+        let result_json = serde_json::to_value(result).unwrap_or(Value::Null);
+        let is_tool_error = is_error || is_tool_result_error(&result_json);
+        let summary = self.tool_summaries.remove(tool_call_id).unwrap_or_default();
+        let start_args = self
+            .tool_start_args
+            .remove(tool_call_id)
+            .unwrap_or(Value::Null);
+        self.tool_metas.push(ToolMeta {
+            tool_name: tool_name.clone(),
+            meta: summary.meta.clone(),
+        });
+
+        if is_tool_error {
+            self.last_tool_error = Some(LastToolError {
+                tool_name: tool_name.clone(),
+                meta: summary.meta.clone(),
+                error: extract_tool_error_message(&result_json),
+                mutating_action: summary.mutating_action,
+                action_fingerprint: summary.action_fingerprint.clone(),
+            });
+        } else if let Some(error) = &self.last_tool_error {
+            // An unresolved mutating failure survives unrelated successes.
+            let resolved = !error.mutating_action
+                || is_same_tool_mutation_action(
+                    error,
+                    &tool_name,
+                    summary.meta.as_deref(),
+                    summary.action_fingerprint.as_deref(),
+                );
+            if resolved {
+                self.last_tool_error = None;
+            }
+        }
+        if !is_tool_error && summary.mutating_action {
+            self.replay_invalid = true;
+            self.had_potential_side_effects = true;
+        }
+
+        // Messaging sends count only once they succeeded: suppressing a reply because of a
+        // send that then failed would lose the message.
+        let pending_text = self.pending_messaging_texts.remove(tool_call_id);
+        let pending_target = self.pending_messaging_targets.remove(tool_call_id);
+        let pending_media = self
+            .pending_messaging_media
+            .remove(tool_call_id)
+            .unwrap_or_default();
+        if !is_tool_error {
+            if let Some(text) = pending_text {
+                self.messaging_sent_normalized
+                    .push(normalize_text_for_comparison(&text));
+                self.messaging_sent_texts.push(text);
+            }
+            if let Some(target) = pending_target {
+                self.messaging_sent_targets.push(target);
+            }
+            let is_send = !pending_media.is_empty()
+                || is_messaging_send(
+                    &tool_name,
+                    &start_args,
+                    &self.options.channel_messaging_tools,
+                );
+            if is_send {
+                let mut media = pending_media;
+                for url in messaging_media_urls(&result_json).into_iter().chain(
+                    result_json
+                        .get("details")
+                        .map(messaging_media_urls)
+                        .unwrap_or_default(),
+                ) {
+                    if !media.contains(&url) {
+                        media.push(url);
+                    }
+                }
+                self.messaging_sent_media_urls.extend(media);
+            }
+            self.trim_messaging_sent();
+            if is_cron_add(&tool_name, &start_args) {
+                self.successful_cron_adds = self.successful_cron_adds.saturating_add(1);
+            }
+        }
+
+        self.sink.on_agent_event(SubscriptionEvent::ToolResult {
+            tool_name: &tool_name,
+            tool_call_id,
+            meta: summary.meta.as_deref(),
+            is_error: is_tool_error,
+        });
+    }
+
+    fn trim_messaging_sent(&mut self) {
+        fn keep_recent<T>(v: &mut Vec<T>) {
+            if v.len() > MAX_MESSAGING_SENT_ENTRIES {
+                let overflow = v.len() - MAX_MESSAGING_SENT_ENTRIES;
+                v.drain(..overflow);
+            }
+        }
+        keep_recent(&mut self.messaging_sent_texts);
+        keep_recent(&mut self.messaging_sent_normalized);
+        keep_recent(&mut self.messaging_sent_targets);
+        keep_recent(&mut self.messaging_sent_media_urls);
+    }
+
+    // ---- compaction and agent_end ----------------------------------------------------------
+
+    fn on_compaction_end(&mut self, has_result: bool, aborted: bool, will_retry: bool) {
+        let completed = has_result && !aborted;
+        // Counted whether or not it retries (OpenClaw #38905).
+        if completed {
+            self.compaction_count = self.compaction_count.saturating_add(1);
+        }
+        self.compaction.compaction_ended(will_retry);
+        if will_retry {
+            self.reset_for_compaction_retry();
+            self.liveness = LivenessState::Working;
+        } else if !aborted {
+            self.liveness = LivenessState::Working;
+        }
+        self.sink.on_agent_event(SubscriptionEvent::CompactionEnd {
+            will_retry,
+            completed,
+            zero_assistant_usage: !will_retry,
+        });
+    }
+
+    /// The retried request produces the answer again, so what this attempt collected is dropped.
+    fn reset_for_compaction_retry(&mut self) {
+        self.assistant_texts.clear();
+        self.tool_metas.clear();
+        self.tool_summaries.clear();
+        self.tool_start_args.clear();
+        self.last_tool_error = None;
+        self.messaging_sent_texts.clear();
+        self.messaging_sent_normalized.clear();
+        self.messaging_sent_targets.clear();
+        self.messaging_sent_media_urls.clear();
+        self.pending_messaging_texts.clear();
+        self.pending_messaging_targets.clear();
+        self.pending_messaging_media.clear();
+        self.successful_cron_adds = 0;
+        // Side effects already happened and stay known; the replay marker starts over.
+        self.replay_invalid = false;
+        self.reset_message_state(0);
+    }
+
+    fn on_agent_end(&mut self) {
+        let errored = self.last_assistant_stop_reason == Some(StopReason::Error);
+        if errored {
+            self.liveness = LivenessState::Blocked;
+        } else if self.replay_invalid
+            && self.assistant_texts.is_empty()
+            && !self.did_send_via_messaging_tool()
+            && self.successful_cron_adds == 0
+        {
+            self.liveness = LivenessState::Abandoned;
+        }
+        self.flush_block_reply_buffer();
+        self.compaction.retry_ended();
+        self.sink.on_block_reply_flush();
+        self.sink.on_agent_event(SubscriptionEvent::Lifecycle {
+            phase: if errored {
+                LifecyclePhase::Error
+            } else {
+                LifecyclePhase::End
+            },
+        });
+    }
+}
+
+/// Reports reasoning when it grew since the last update of the same source. `streamed` holds
+/// that source and the length reported, so only lengths are compared (no copies per delta).
+fn report_reasoning<S: SubscriptionSink>(
+    streamed: &mut Option<(ReasoningSource, usize)>,
+    sink: &mut S,
+    source: ReasoningSource,
+    text: &str,
+) {
+    let trimmed = js_trim_end(text);
+    if js_trim(trimmed).is_empty() {
+        return;
+    }
+    let delta = match *streamed {
+        Some((s, len)) if s == source && len == trimmed.len() => return,
+        Some((s, len)) if s == source && len < trimmed.len() => {
+            trimmed.get(len..).unwrap_or(trimmed)
+        }
+        _ => trimmed,
+    };
+    *streamed = Some((source, trimmed.len()));
+    sink.on_reasoning(ReasoningUpdate::Stream {
+        text: trimmed,
+        delta,
+    });
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TextEventKind {
+    Start,
+    Delta,
+    End,
+}
+
+/// The message's text blocks, each trimmed, empty ones dropped, joined with `\n`.
+fn assistant_raw_text(message: &AssistantMessage) -> String {
+    let blocks: Vec<&str> = message
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text(t) => Some(js_trim(&t.text)),
+            _ => None,
+        })
+        .filter(|t| !t.is_empty())
+        .collect();
+    blocks.join("\n")
+}
+
+/// Native thinking blocks (trimmed, joined with `\n`), else the text inside think tags.
+fn assistant_thinking(message: &AssistantMessage, raw_text: &str) -> String {
+    let native: Vec<&str> = message
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Thinking(t) => Some(js_trim(&t.thinking)),
+            _ => None,
+        })
+        .filter(|t| !t.is_empty())
+        .collect();
+    if !native.is_empty() {
+        return native.join("\n");
+    }
+    let mut filter = TagFilter::new(TagFilterOptions::default());
+    let _ = filter.push(raw_text);
+    let _ = filter.finish();
+    js_trim(filter.reasoning()).to_owned()
+}

@@ -1,0 +1,727 @@
+//! Subscription behavior: reference §18.3 per-event rules and the §19/§24 subscribe vectors.
+
+use std::sync::Arc;
+
+use clawloop_core::message::{AssistantMessage, ContentBlock, ThinkingContent, ToolCall};
+use clawloop_core::{
+    AgentEvent, AgentMessage, AgentToolResult, AssistantMessageEvent, CompactionReason,
+    CompactionResult, StopReason, Usage,
+};
+use clawloop_subscribe::{
+    BlockReply, BlockReplyBreak, BreakPreference, ChunkingOptions, CollectingSink,
+    CompactionWaitError, CompactionWaitState, LastToolError, LivenessState, ReasoningMode,
+    Subscription, SubscriptionOptions, ToolMeta, UsageTotals,
+};
+use pretty_assertions::assert_eq;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+fn assistant(text: &str) -> AssistantMessage {
+    let mut m = AssistantMessage::empty("openai-completions", "openai", "gpt-5", 0);
+    if !text.is_empty() {
+        m.content.push(ContentBlock::text(text));
+    }
+    m
+}
+
+fn start() -> AgentEvent {
+    AgentEvent::MessageStart {
+        message: Arc::new(AgentMessage::Assistant(assistant(""))),
+    }
+}
+
+fn end_msg(m: AssistantMessage) -> AgentEvent {
+    AgentEvent::MessageEnd {
+        message: Arc::new(AgentMessage::Assistant(m)),
+    }
+}
+
+fn end(text: &str) -> AgentEvent {
+    end_msg(assistant(text))
+}
+
+fn update(event: AssistantMessageEvent) -> AgentEvent {
+    AgentEvent::MessageUpdate {
+        assistant_message_event: event,
+        message: None,
+    }
+}
+
+fn delta(text: &str) -> AgentEvent {
+    update(AssistantMessageEvent::TextDelta {
+        content_index: 0,
+        delta: text.into(),
+    })
+}
+
+fn text_end(content: &str) -> AgentEvent {
+    update(AssistantMessageEvent::TextEnd {
+        content_index: 0,
+        content: content.into(),
+        content_signature: None,
+    })
+}
+
+fn agent_end() -> AgentEvent {
+    AgentEvent::AgentEnd {
+        messages: Vec::new().into(),
+    }
+}
+
+fn tool_start(id: &str, name: &str, args: Value) -> AgentEvent {
+    AgentEvent::ToolExecutionStart {
+        tool_call_id: id.into(),
+        tool_name: name.into(),
+        args,
+    }
+}
+
+fn tool_end(id: &str, name: &str, text: &str, is_error: bool) -> AgentEvent {
+    AgentEvent::ToolExecutionEnd {
+        tool_call_id: id.into(),
+        tool_name: name.into(),
+        result: AgentToolResult::text(text),
+        is_error,
+    }
+}
+
+fn chunking(min: usize, max: usize) -> Option<ChunkingOptions> {
+    Some(ChunkingOptions {
+        min_chars: min,
+        max_chars: max,
+        break_preference: BreakPreference::Paragraph,
+        flush_on_paragraph: false,
+    })
+}
+
+fn run(options: SubscriptionOptions, events: &[AgentEvent]) -> Subscription<CollectingSink> {
+    let mut sub = Subscription::new(options, CollectingSink::default());
+    for e in events {
+        sub.handle(e);
+    }
+    sub
+}
+
+fn texts(sub: &Subscription<CollectingSink>) -> (Vec<String>, Vec<String>) {
+    (
+        sub.sink().block_reply_texts(),
+        sub.assistant_texts().to_vec(),
+    )
+}
+
+fn owned(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+#[test]
+fn text_end_break_streams_each_paragraph() {
+    let full = "First paragraph here.\n\nSecond paragraph here.";
+    let sub = run(
+        SubscriptionOptions {
+            chunking: chunking(10, 50),
+            ..SubscriptionOptions::default()
+        },
+        &[
+            AgentEvent::AgentStart,
+            start(),
+            delta("First paragraph here.\n\n"),
+            delta("Second paragraph here."),
+            text_end(full),
+            end(full),
+            agent_end(),
+        ],
+    );
+    let expected = owned(&["First paragraph here.", "Second paragraph here."]);
+    assert_eq!(texts(&sub), (expected.clone(), expected));
+    assert_eq!(
+        sub.sink().events,
+        owned(&["lifecycle:start", "assistant", "assistant", "lifecycle:end"])
+    );
+    assert_eq!(sub.sink().block_replies[0].assistant_message_index, 1);
+}
+
+#[test]
+fn message_end_break_sends_one_block_when_it_fits() {
+    let full = "First paragraph here.\n\nSecond paragraph here.";
+    let sub = run(
+        SubscriptionOptions {
+            block_reply_break: BlockReplyBreak::MessageEnd,
+            chunking: chunking(10, 50),
+            ..SubscriptionOptions::default()
+        },
+        &[
+            start(),
+            delta("First paragraph here.\n\n"),
+            delta("Second paragraph here."),
+            text_end(full),
+            end(full),
+            agent_end(),
+        ],
+    );
+    assert_eq!(texts(&sub), (owned(&[full]), owned(&[full])));
+}
+
+#[test]
+fn reference_19_subscribe_vectors() {
+    let cases = [
+        (
+            "First block line\n\nSecond block line",
+            owned(&["First block line", "Second block line"]),
+        ),
+        (
+            "Intro\n\n```bash\nline1\nline2\n```\n\nOutro",
+            owned(&["Intro", "```bash\nline1\nline2\n```", "Outro"]),
+        ),
+        (
+            "Intro\n\n~~~sh\nline1\nline2\n~~~\n\nOutro",
+            owned(&["Intro", "~~~sh\nline1\nline2\n~~~", "Outro"]),
+        ),
+    ];
+    for (text, expected) in cases {
+        let sub = run(
+            SubscriptionOptions {
+                block_reply_break: BlockReplyBreak::MessageEnd,
+                chunking: chunking(5, 25),
+                ..SubscriptionOptions::default()
+            },
+            &[start(), delta(text), end(text), agent_end()],
+        );
+        assert_eq!(texts(&sub), (expected.clone(), expected), "{text}");
+    }
+}
+
+#[test]
+fn buffered_text_is_flushed_before_a_tool_runs() {
+    let sub = run(
+        SubscriptionOptions {
+            chunking: chunking(50, 200),
+            ..SubscriptionOptions::default()
+        },
+        &[
+            start(),
+            delta("Let me check the logs."),
+            tool_start("c1", "bash", json!({"command": "tail app.log"})),
+            tool_end("c1", "bash", "all good", false),
+            start(),
+            delta("The logs look clean."),
+            text_end(""),
+            end("The logs look clean."),
+            agent_end(),
+        ],
+    );
+    let expected = owned(&["Let me check the logs.", "The logs look clean."]);
+    assert_eq!(texts(&sub), (expected.clone(), expected));
+    assert_eq!(
+        sub.tool_metas(),
+        [ToolMeta {
+            tool_name: "bash".into(),
+            meta: Some("tail app.log".into())
+        }]
+    );
+    assert_eq!(sub.sink().flushes, 2);
+}
+
+#[test]
+fn late_and_repeated_text_end_never_duplicate() {
+    let sub = run(
+        SubscriptionOptions::default(),
+        &[
+            start(),
+            delta("Hello world"),
+            text_end("Hello world"),
+            text_end("Hello world"),
+            end("Hello world"),
+            end("Hello world"),
+            text_end("Hello world"),
+            agent_end(),
+        ],
+    );
+    assert_eq!(
+        texts(&sub),
+        (owned(&["Hello world"]), owned(&["Hello world"]))
+    );
+}
+
+#[test]
+fn non_streaming_models_fill_assistant_texts() {
+    let sub = run(
+        SubscriptionOptions::default(),
+        &[start(), end("Whole answer."), agent_end()],
+    );
+    // text_end break without buffered text: no block reply, but the text is collected.
+    assert_eq!(texts(&sub), (vec![], owned(&["Whole answer."])));
+    let sub = run(
+        SubscriptionOptions {
+            block_reply_break: BlockReplyBreak::MessageEnd,
+            ..SubscriptionOptions::default()
+        },
+        &[start(), end("Whole answer."), agent_end()],
+    );
+    assert_eq!(
+        texts(&sub),
+        (owned(&["Whole answer."]), owned(&["Whole answer."]))
+    );
+}
+
+fn send(id: &str, text: &str) -> AgentEvent {
+    tool_start(
+        id,
+        "message",
+        json!({"action": "send", "target": "team", "message": text}),
+    )
+}
+
+#[test]
+fn messaging_dedupe_only_after_a_successful_send() {
+    let said = "The nightly build finished successfully.";
+    let events_with = |ok: bool| {
+        vec![
+            start(),
+            end(""),
+            send("m1", said),
+            tool_end("m1", "message", if ok { "sent" } else { "failed" }, !ok),
+            start(),
+            delta("The nightly build "),
+            delta("finished successfully."),
+            text_end(""),
+            end(said),
+            agent_end(),
+        ]
+    };
+    let sub = run(SubscriptionOptions::default(), &events_with(true));
+    assert_eq!(sub.sink().block_reply_texts(), Vec::<String>::new());
+    assert_eq!(sub.messaging_tool_sent_texts(), [said]);
+    assert_eq!(sub.messaging_tool_sent_targets()[0].to, "team");
+
+    let sub = run(SubscriptionOptions::default(), &events_with(false));
+    assert_eq!(sub.sink().block_reply_texts(), owned(&[said]));
+    assert_eq!(sub.messaging_tool_sent_texts(), Vec::<String>::new());
+}
+
+#[test]
+fn no_reply_is_replaced_by_the_last_messaging_text() {
+    let sub = run(
+        SubscriptionOptions {
+            block_reply_break: BlockReplyBreak::MessageEnd,
+            ..SubscriptionOptions::default()
+        },
+        &[
+            start(),
+            send("m1", "Sent to the team channel."),
+            tool_end("m1", "message", "ok", false),
+            start(),
+            end("NO_REPLY"),
+            agent_end(),
+        ],
+    );
+    // The replacement is collected; delivering it again is suppressed as a duplicate.
+    assert_eq!(texts(&sub), (vec![], owned(&["Sent to the team channel."])));
+}
+
+#[test]
+fn last_tool_error_and_mutating_failures() {
+    let sub = run(
+        SubscriptionOptions::default(),
+        &[
+            tool_start("c1", "read", json!({"path": "notes.txt"})),
+            tool_end("c1", "read", "hello", false),
+            tool_start("c2", "read", json!({"path": "missing.txt"})),
+            tool_end("c2", "read", "ENOENT: no such file\n    at open", true),
+        ],
+    );
+    assert_eq!(
+        sub.last_tool_error(),
+        Some(&LastToolError {
+            tool_name: "read".into(),
+            meta: Some("missing.txt".into()),
+            error: Some("ENOENT: no such file".into()),
+            mutating_action: false,
+            action_fingerprint: None,
+        })
+    );
+
+    let write =
+        |id: &str, path: &str| tool_start(id, "write", json!({"path": path, "content": "x"}));
+    let mut sub = run(
+        SubscriptionOptions::default(),
+        &[
+            write("w1", "a.txt"),
+            tool_end("w1", "write", "EACCES", true),
+            tool_start("r1", "read", json!({"path": "b.txt"})),
+            tool_end("r1", "read", "ok", false),
+            write("w2", "b.txt"),
+            tool_end("w2", "write", "ok", false),
+        ],
+    );
+    // Unrelated successes, even another write, leave the failed write unresolved.
+    assert_eq!(
+        sub.last_tool_error().map(|e| e.action_fingerprint.clone()),
+        Some(Some("tool=write|path=a.txt".into()))
+    );
+    assert!(sub.replay_invalid());
+    sub.handle(&write("w3", "a.txt"));
+    sub.handle(&tool_end("w3", "write", "ok", false));
+    assert_eq!(sub.last_tool_error(), None);
+}
+
+#[test]
+fn usage_is_summed_over_message_ends() {
+    let with_usage = |input, output, cache_read, total| {
+        let mut m = assistant("");
+        m.usage = Usage {
+            input,
+            output,
+            cache_read,
+            total_tokens: total,
+            ..Usage::default()
+        };
+        end_msg(m)
+    };
+    let sub = run(
+        SubscriptionOptions::default(),
+        &[
+            start(),
+            with_usage(100, 50, 1000, 1150),
+            start(),
+            with_usage(120, 30, 0, 0),
+            agent_end(),
+        ],
+    );
+    assert_eq!(
+        sub.usage_totals(),
+        Some(UsageTotals {
+            input: Some(220),
+            output: Some(80),
+            cache_read: Some(1000),
+            cache_write: None,
+            total: Some(1300),
+        })
+    );
+    assert_eq!(sub.last_call_usage().map(|u| u.input), Some(120));
+}
+
+fn compaction_end(will_retry: bool, result: bool) -> AgentEvent {
+    AgentEvent::AutoCompactionEnd {
+        result: result.then(|| CompactionResult {
+            summary: "S".into(),
+            first_kept_entry_id: "abcd1234".into(),
+            tokens_before: 150_000,
+            ..CompactionResult::default()
+        }),
+        aborted: false,
+        will_retry,
+        error_message: None,
+    }
+}
+
+#[test]
+fn compaction_retries_need_one_agent_end_each() {
+    let compaction_start = AgentEvent::AutoCompactionStart {
+        reason: CompactionReason::Overflow,
+    };
+    let mut sub = run(
+        SubscriptionOptions::default(),
+        &[
+            compaction_start.clone(),
+            compaction_end(true, true),
+            compaction_start.clone(),
+            compaction_end(true, true),
+            compaction_start,
+            compaction_end(false, false),
+            agent_end(),
+        ],
+    );
+    assert_eq!(sub.compaction_count(), 2);
+    let wait = sub.wait_for_compaction_retry();
+    assert_eq!(wait.state(), CompactionWaitState::Pending);
+    sub.handle(&agent_end());
+    assert_eq!(wait.state(), CompactionWaitState::Resolved);
+    assert_eq!(sub.liveness(), LivenessState::Working);
+
+    let mut sub = run(
+        SubscriptionOptions::default(),
+        &[AgentEvent::AutoCompactionStart {
+            reason: CompactionReason::Threshold,
+        }],
+    );
+    assert_eq!(sub.liveness(), LivenessState::Paused);
+    let wait = sub.wait_for_compaction_retry();
+    sub.unsubscribe();
+    assert_eq!(
+        wait.state(),
+        CompactionWaitState::Rejected(CompactionWaitError::UnsubscribedDuringCompaction)
+    );
+}
+
+#[test]
+fn think_tags_split_across_deltas_and_chunks() {
+    let full = "<think>First I will read the file.\n\nThen I will summarize it.</think>Here is the summary.\n\nIt has two parts.";
+    let sub = run(
+        SubscriptionOptions {
+            chunking: chunking(10, 200),
+            ..SubscriptionOptions::default()
+        },
+        &[
+            start(),
+            delta("<thin"),
+            delta("k>First I will read the file.\n\nThen I will"),
+            delta(" summarize it.</thi"),
+            delta("nk>Here is the summary.\n\nIt has "),
+            delta("two parts."),
+            text_end(""),
+            end(full),
+            agent_end(),
+        ],
+    );
+    let expected = owned(&["Here is the summary.", "It has two parts."]);
+    assert_eq!(texts(&sub), (expected.clone(), expected));
+    assert!(
+        sub.sink()
+            .partial_replies
+            .iter()
+            .all(|p| !p.contains("think") && !p.contains('<'))
+    );
+}
+
+#[test]
+fn final_tag_enforced() {
+    let sub = run(
+        SubscriptionOptions {
+            enforce_final_tag: true,
+            ..SubscriptionOptions::default()
+        },
+        &[
+            start(),
+            delta("Let me think about this."),
+            text_end(""),
+            end("Let me think about this."),
+            start(),
+            delta("Scratch. <fin"),
+            delta("al>The answer is "),
+            delta("42.</fi"),
+            delta("nal> junk"),
+            text_end(""),
+            end("Scratch. <final>The answer is 42.</final> junk"),
+            agent_end(),
+        ],
+    );
+    let expected = owned(&["The answer is 42."]);
+    assert_eq!(texts(&sub), (expected.clone(), expected));
+}
+
+fn thinking_message(text: &str, thinking: &str) -> AssistantMessage {
+    let mut m = assistant(text);
+    m.content.insert(
+        0,
+        ContentBlock::Thinking(ThinkingContent {
+            thinking: thinking.into(),
+            ..ThinkingContent::default()
+        }),
+    );
+    m
+}
+
+fn thinking_events(text: &str, thinking: &str) -> Vec<AgentEvent> {
+    vec![
+        start(),
+        update(AssistantMessageEvent::ThinkingStart { content_index: 0 }),
+        update(AssistantMessageEvent::ThinkingDelta {
+            content_index: 0,
+            delta: thinking.into(),
+        }),
+        update(AssistantMessageEvent::ThinkingEnd {
+            content_index: 0,
+            content: thinking.into(),
+            content_signature: None,
+        }),
+        delta(text),
+        text_end(""),
+        end_msg(thinking_message(text, thinking)),
+        agent_end(),
+    ]
+}
+
+#[test]
+fn reasoning_on_sends_a_reasoning_block_first_with_message_end_break() {
+    let sub = run(
+        SubscriptionOptions {
+            block_reply_break: BlockReplyBreak::MessageEnd,
+            reasoning_mode: ReasoningMode::On,
+            ..SubscriptionOptions::default()
+        },
+        &thinking_events("It is 4.", "Two plus two.\nEasy."),
+    );
+    assert_eq!(
+        sub.sink().block_replies,
+        vec![
+            BlockReply {
+                text: "Reasoning:\n_Two plus two._\n_Easy._".into(),
+                media_urls: vec![],
+                is_reasoning: true,
+                assistant_message_index: 1,
+            },
+            BlockReply {
+                text: "It is 4.".into(),
+                media_urls: vec![],
+                is_reasoning: false,
+                assistant_message_index: 1,
+            },
+        ]
+    );
+    assert_eq!(sub.directly_sent_block_keys().len(), 1);
+}
+
+#[test]
+fn reasoning_stream_goes_to_the_reasoning_callback_only() {
+    let sub = run(
+        SubscriptionOptions {
+            block_reply_break: BlockReplyBreak::MessageEnd,
+            reasoning_mode: ReasoningMode::Stream,
+            ..SubscriptionOptions::default()
+        },
+        &thinking_events("Option B is cheaper.", "Compare both options."),
+    );
+    assert_eq!(
+        texts(&sub),
+        (
+            owned(&["Option B is cheaper."]),
+            owned(&["Option B is cheaper."])
+        )
+    );
+    assert_eq!(sub.sink().reasoning, owned(&["Compare both options."]));
+    assert_eq!(sub.sink().reasoning_ends, 1);
+}
+
+#[test]
+fn tagged_reasoning_streams_as_it_grows() {
+    let sub = run(
+        SubscriptionOptions {
+            reasoning_mode: ReasoningMode::Stream,
+            ..SubscriptionOptions::default()
+        },
+        &[
+            start(),
+            delta("<think>Plan"),
+            delta(" more</think>Answer."),
+            text_end(""),
+            end("<think>Plan more</think>Answer."),
+        ],
+    );
+    assert_eq!(sub.sink().reasoning, owned(&["Plan", "Plan more"]));
+    assert_eq!(sub.sink().reasoning_ends, 1);
+    assert_eq!(texts(&sub), (owned(&["Answer."]), owned(&["Answer."])));
+}
+
+#[test]
+fn reasoning_on_without_block_replies_collects_the_final_text_once() {
+    let sub = run(
+        SubscriptionOptions {
+            reasoning_mode: ReasoningMode::On,
+            block_replies: false,
+            ..SubscriptionOptions::default()
+        },
+        &thinking_events("It is 4.", "Two plus two."),
+    );
+    assert_eq!(texts(&sub), (vec![], owned(&["It is 4."])));
+    // Partial replies are off in this mode: the final text replaces the stream.
+    assert_eq!(sub.sink().partial_replies, Vec::<String>::new());
+}
+
+#[test]
+fn transcript_only_messages_are_ignored() {
+    let mut mirror = assistant("");
+    mirror.provider = "openclaw".into();
+    mirror.model = "delivery-mirror".into();
+    let mirrored = AgentEvent::MessageStart {
+        message: Arc::new(AgentMessage::Assistant(mirror.clone())),
+    };
+    mirror.content.push(ContentBlock::text("Mirrored text."));
+    let sub = run(
+        SubscriptionOptions::default(),
+        &[
+            mirrored,
+            delta("Mirrored text."),
+            end_msg(mirror),
+            agent_end(),
+        ],
+    );
+    assert_eq!(texts(&sub), (vec![], vec![]));
+}
+
+#[test]
+fn errored_last_message_blocks_and_ends_with_error() {
+    let mut failed = assistant("");
+    failed.stop_reason = StopReason::Error;
+    let tool_call = {
+        let mut m = assistant("");
+        m.content.push(ContentBlock::ToolCall(ToolCall::new(
+            "c1",
+            "read",
+            json!({}),
+        )));
+        m
+    };
+    let sub = run(
+        SubscriptionOptions::default(),
+        &[
+            start(),
+            end_msg(tool_call),
+            start(),
+            end_msg(failed),
+            agent_end(),
+        ],
+    );
+    assert_eq!(sub.liveness(), LivenessState::Blocked);
+    assert_eq!(
+        sub.sink().events.last().map(String::as_str),
+        Some("lifecycle:error")
+    );
+}
+
+#[test]
+fn events_after_unsubscribe_are_ignored() {
+    let mut sub = Subscription::new(SubscriptionOptions::default(), CollectingSink::default());
+    sub.unsubscribe();
+    sub.handle(&start());
+    sub.handle(&end("late"));
+    assert_eq!(texts(&sub), (vec![], vec![]));
+    assert_eq!(
+        sub.wait_for_compaction_retry().state(),
+        CompactionWaitState::Rejected(CompactionWaitError::UnsubscribedDuringWait)
+    );
+}
+
+proptest! {
+    /// With a `message_end` break the blocks depend only on the text, never on its split.
+    #[test]
+    fn message_end_blocks_do_not_depend_on_the_split(
+        cuts in prop::collection::vec(0usize..120, 0..8),
+    ) {
+        let text = "Intro line.\n\n```rust\nfn a() {}\n\nfn b() {}\n```\n\n<think>hidden</think>Outro text here.";
+        let chars: Vec<char> = text.chars().collect();
+        let mut points: Vec<usize> = cuts.into_iter().map(|c| c.min(chars.len())).collect();
+        points.sort_unstable();
+        points.dedup();
+        let mut events = vec![start()];
+        let mut prev = 0;
+        for p in points.into_iter().chain([chars.len()]) {
+            if p > prev {
+                events.push(delta(&chars[prev..p].iter().collect::<String>()));
+                prev = p;
+            }
+        }
+        events.push(end(text));
+        let options = SubscriptionOptions {
+            block_reply_break: BlockReplyBreak::MessageEnd,
+            chunking: chunking(5, 30),
+            ..SubscriptionOptions::default()
+        };
+        let split = run(options.clone(), &events);
+        let whole = run(options, &[start(), delta(text), end(text)]);
+        prop_assert_eq!(texts(&split), texts(&whole));
+        for block in split.sink().block_reply_texts() {
+            prop_assert!(!block.contains("hidden") && !block.contains("<think>"));
+            prop_assert_eq!(block.lines().filter(|l| l.starts_with("```")).count() % 2, 0);
+        }
+    }
+}
