@@ -24,6 +24,7 @@
 // --- shared enums and numbers -------------------------------------------------------------
 pub mod failover;
 pub mod js_number;
+pub mod js_text;
 pub mod stop_reason;
 pub mod think_level;
 pub mod usage;

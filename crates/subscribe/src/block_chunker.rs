@@ -14,7 +14,7 @@
 //! All lengths and indices are in `char`s (Unicode scalar values).
 
 use crate::fences::{FenceSpan, fence_index_at, is_safe_fence_break, parse_fence_spans_chars};
-use crate::js::{is_blank, is_js_space};
+use clawloop_core::js_text::{is_js_blank, is_js_whitespace};
 
 /// Which break the chunker looks for first (reference §19 `breakPreference`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -201,7 +201,7 @@ impl BlockChunker {
             return;
         }
         if force && self.buffer_chars <= max {
-            if !is_blank(self.buffer.chars()) {
+            if !is_js_blank(self.buffer.chars()) {
                 emit(Emitted {
                     text: std::mem::take(&mut self.buffer),
                     synthetic_prefix: self.synthetic_prefix_chars,
@@ -246,7 +246,7 @@ impl BlockChunker {
                 {
                     let mut chunk = prefix.clone().unwrap_or_default();
                     chunk.extend(&source[start..index]);
-                    if !is_blank(chunk.chars()) {
+                    if !is_js_blank(chunk.chars()) {
                         emit(Emitted {
                             text: chunk,
                             synthetic_prefix: prefix_len + synthetic_before(start, index),
@@ -286,7 +286,7 @@ impl BlockChunker {
             let synthetic_prefix = prefix_len + synthetic_before(start, absolute);
             let mut chunk = prefix.unwrap_or_default();
             chunk.extend(&source[start..absolute]);
-            if is_blank(chunk.chars()) {
+            if is_js_blank(chunk.chars()) {
                 start = skip_newlines(&source, absolute);
                 reopen = None;
             } else if let Some(fence_index) = result.fence_split {
@@ -314,7 +314,7 @@ impl BlockChunker {
                 // OpenClaw skips one whitespace char after the break. clawloop keeps it when it
                 // is the indent of a fence's open line (a whitespace break lands exactly at the
                 // fence start): skipping it would start the next chunk inside the fence.
-                let skip_one = source.get(absolute).is_some_and(|&c| is_js_space(c))
+                let skip_one = source.get(absolute).is_some_and(|&c| is_js_whitespace(c))
                     && !starts_fence(&spans, absolute);
                 let next = if skip_one { absolute + 1 } else { absolute };
                 start = skip_newlines(&source, next);
@@ -427,7 +427,7 @@ impl BlockChunker {
             return BreakResult::NONE;
         }
         for i in (min..window.len()).rev() {
-            if is_js_space(window[i]) && is_safe_fence_break(spans, offset + i) {
+            if is_js_whitespace(window[i]) && is_safe_fence_break(spans, offset + i) {
                 return BreakResult::at(i);
             }
         }
@@ -466,7 +466,7 @@ impl BlockChunker {
         // when it starts before min (max then falls inside the closing line itself) or when
         // only blank lines would be left to the reopened fence.
         if let Some(close_start) = fence.close_line_start.and_then(|c| c.checked_sub(offset)) {
-            let blank_rest = is_blank(view[index.min(close_start)..close_start].iter().copied());
+            let blank_rest = is_js_blank(view[index.min(close_start)..close_start].iter().copied());
             if close_start <= max || blank_rest {
                 return BreakResult::at(fence.end - offset);
             }
@@ -532,7 +532,7 @@ fn may_become_empty(tail: &[char], fence: &FenceSpan) -> bool {
         return false;
     };
     let last_line = tail.iter().rposition(|&c| c == '\n').map_or(0, |p| p + 1);
-    if !is_blank(tail[..last_line].iter().copied()) {
+    if !is_js_blank(tail[..last_line].iter().copied()) {
         return false;
     }
     let line = &tail[last_line..];
@@ -639,7 +639,7 @@ fn newline_break_backward(
 fn sentence_break(text: &[char], spans: &[FenceSpan], min: usize, offset: usize) -> Option<usize> {
     (min..text.len()).rev().find_map(|at| {
         let punct = matches!(text[at], '.' | '!' | '?');
-        let followed = text.get(at + 1).is_none_or(|&c| is_js_space(c));
+        let followed = text.get(at + 1).is_none_or(|&c| is_js_whitespace(c));
         let candidate = at + 1;
         (punct && followed && is_safe_fence_break(spans, offset + candidate)).then_some(candidate)
     })

@@ -8,7 +8,7 @@
 //! The regex is evaluated with JavaScript semantics: `.` does not match `\r`, U+2028 or U+2029, so
 //! a line carrying one of those after the marker is not a fence line.
 
-use crate::js::is_js_line_terminator;
+use clawloop_core::js_text::is_js_line_terminator;
 
 /// One fenced code block inside a text.
 ///

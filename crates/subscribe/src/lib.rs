@@ -89,7 +89,6 @@
 pub mod block_chunker;
 pub mod compaction_wait;
 pub mod fences;
-mod js;
 pub mod messaging_dedupe;
 pub mod sink;
 pub mod subscription;

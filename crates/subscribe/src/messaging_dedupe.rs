@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::js::is_js_space;
+use clawloop_core::js_text::is_js_whitespace;
 
 /// Normalized texts shorter than this (in chars) never count as duplicates: short replies such
 /// as "Done." are too likely to repeat by accident.
@@ -41,7 +41,7 @@ pub fn normalize_text_for_comparison(text: &str) -> String {
     let mut out = String::with_capacity(without_emoji.len());
     let mut pending_space = false;
     for c in without_emoji.chars() {
-        if is_js_space(c) {
+        if is_js_whitespace(c) {
             pending_space = true;
             continue;
         }

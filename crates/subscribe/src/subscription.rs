@@ -19,7 +19,6 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::block_chunker::{BlockChunker, ChunkingOptions};
 use crate::compaction_wait::{CompactionGate, CompactionWait};
-use crate::js::is_js_space;
 use crate::messaging_dedupe::{
     MAX_MESSAGING_SENT_ENTRIES, is_messaging_tool_duplicate_normalized,
     normalize_text_for_comparison,
@@ -34,6 +33,7 @@ use crate::tool_meta::{
     messaging_target, messaging_text, normalize_tool_name,
 };
 use crate::usage_accumulator::{UsageAccumulator, UsageTotals};
+use clawloop_core::js_text::is_js_whitespace;
 
 /// The reply a model gives when it has nothing to say (OpenClaw `SILENT_REPLY_TOKEN`).
 pub const SILENT_REPLY_TOKEN: &str = "NO_REPLY";
@@ -154,11 +154,11 @@ pub fn block_reply_payload_key(text: &str, media_urls: &[String]) -> String {
 }
 
 fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_space)
+    s.trim_matches(is_js_whitespace)
 }
 
 fn js_trim_end(s: &str) -> &str {
-    s.trim_end_matches(is_js_space)
+    s.trim_end_matches(is_js_whitespace)
 }
 
 /// Which reasoning source the last streamed update came from, so lengths are compared within
@@ -603,11 +603,15 @@ impl<S: SubscriptionSink> Subscription<S> {
         let base = self.visible_raw.len();
         self.visible_raw.push_str(&shown);
         // Only the new text is scanned for the trim bounds, keeping the cost per delta.
-        if let Some(offset) = shown.find(|c: char| !is_js_space(c)) {
+        if let Some(offset) = shown.find(|c: char| !is_js_whitespace(c)) {
             if self.visible_start.is_none() {
                 self.visible_start = Some(base + offset);
             }
-            if let Some((idx, c)) = shown.char_indices().rev().find(|(_, c)| !is_js_space(*c)) {
+            if let Some((idx, c)) = shown
+                .char_indices()
+                .rev()
+                .find(|(_, c)| !is_js_whitespace(*c))
+            {
                 self.visible_end = base + idx + c.len_utf8();
             }
         }

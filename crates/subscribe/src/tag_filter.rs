@@ -19,7 +19,7 @@
 //! fence line). So the output never depends on how the text was split into deltas, text once
 //! returned is never retracted, and the work per delta is proportional to the delta.
 
-use crate::js::{is_js_line_terminator, is_js_space};
+use clawloop_core::js_text::{is_js_line_terminator, is_js_whitespace};
 
 /// Tag names recognized by the thinking pass (ASCII case-insensitive).
 const THINKING_TAG_NAMES: &[&str] = &["think", "thinking", "thought", "antthinking"];
@@ -331,7 +331,7 @@ impl TagScanner {
 
 /// Advances a pending tag by one character.
 fn step(tag: &mut PendingTag, c: char, names: &[&str]) -> Step {
-    let space = is_js_space(c);
+    let space = is_js_whitespace(c);
     match tag.phase {
         TagPhase::Lead | TagPhase::AfterSlash if space => {}
         TagPhase::Lead if c == '/' => {

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::js::is_js_space;
+use clawloop_core::js_text::is_js_whitespace;
 
 /// One finished tool call, in completion order (OpenClaw `toolMetas[]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,13 +63,13 @@ impl ToolCallSummary {
 
 /// Trims and lowercases a tool name (OpenClaw `normalizeToolName`).
 pub fn normalize_tool_name(name: &str) -> String {
-    name.trim_matches(is_js_space).to_lowercase()
+    name.trim_matches(is_js_whitespace).to_lowercase()
 }
 
 fn str_arg<'a>(args: &'a Value, keys: &[&str]) -> Option<&'a str> {
     keys.iter()
         .find_map(|k| args.get(*k).and_then(Value::as_str))
-        .map(|s| s.trim_matches(is_js_space))
+        .map(|s| s.trim_matches(is_js_whitespace))
         .filter(|s| !s.is_empty())
 }
 
@@ -124,11 +124,11 @@ const MESSAGE_MUTATING_ACTIONS: [&str; 9] = [
 
 /// `action` lowercased with whitespace and dash runs turned into `_`.
 fn action_name(args: &Value) -> Option<String> {
-    let raw = args.get("action")?.as_str()?.trim_matches(is_js_space);
+    let raw = args.get("action")?.as_str()?.trim_matches(is_js_whitespace);
     let mut out = String::new();
     let mut in_run = false;
     for c in raw.to_lowercase().chars() {
-        if is_js_space(c) || c == '-' {
+        if is_js_whitespace(c) || c == '-' {
             if !in_run {
                 out.push('_');
             }
@@ -170,7 +170,7 @@ pub fn is_mutating_tool_call(tool_name: &str, args: &Value) -> bool {
 fn fingerprint_value(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => {
-            let t = s.trim_matches(is_js_space);
+            let t = s.trim_matches(is_js_whitespace);
             (!t.is_empty()).then(|| t.to_lowercase())
         }
         Value::Number(n) => Some(n.to_string()),
@@ -222,7 +222,7 @@ pub fn tool_action_fingerprint(
     // nothing stable does.
     if !has_stable_target && let Some(meta) = meta {
         let collapsed = meta
-            .split(is_js_space)
+            .split(is_js_whitespace)
             .filter(|w| !w.is_empty())
             .collect::<Vec<_>>()
             .join(" ")
@@ -256,7 +256,7 @@ pub fn is_tool_result_error(result: &Value) -> bool {
         .get("details")
         .and_then(|d| d.get("status"))
         .and_then(Value::as_str)
-        .map(|s| s.trim_matches(is_js_space).to_lowercase())
+        .map(|s| s.trim_matches(is_js_whitespace).to_lowercase())
         .is_some_and(|s| s == "error" || s == "timeout")
 }
 
@@ -269,7 +269,7 @@ pub fn tool_result_text(result: &Value) -> Option<String> {
         .flatten()
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
         .filter_map(|b| b.get("text").and_then(Value::as_str))
-        .map(|t| t.trim_matches(is_js_space))
+        .map(|t| t.trim_matches(is_js_whitespace))
         .filter(|t| !t.is_empty())
         .collect();
     (!texts.is_empty()).then(|| texts.join("\n"))
@@ -277,11 +277,11 @@ pub fn tool_result_text(result: &Value) -> Option<String> {
 
 /// The first non-empty line of a trimmed error text, capped at [`TOOL_ERROR_MAX_CHARS`].
 fn normalize_tool_error_text(text: &str) -> Option<String> {
-    let trimmed = text.trim_matches(is_js_space);
+    let trimmed = text.trim_matches(is_js_whitespace);
     let first = trimmed
         .split('\n')
         .next()
-        .map(|l| l.trim_end_matches('\r').trim_matches(is_js_space))
+        .map(|l| l.trim_end_matches('\r').trim_matches(is_js_whitespace))
         .filter(|l| !l.is_empty())?;
     if first.chars().count() > TOOL_ERROR_MAX_CHARS {
         let mut cut: String = first.chars().take(TOOL_ERROR_MAX_CHARS).collect();
@@ -307,7 +307,7 @@ fn read_error_candidate(value: Option<&Value>) -> Option<String> {
 }
 
 fn is_error_like_status(status: &str) -> bool {
-    let s = status.trim_matches(is_js_space).to_lowercase();
+    let s = status.trim_matches(is_js_whitespace).to_lowercase();
     if s.is_empty() || ["0", "ok", "success", "completed", "running"].contains(&s.as_str()) {
         return false;
     }
@@ -333,7 +333,7 @@ fn timed_out(s: &str) -> bool {
             || rest
                 .chars()
                 .next()
-                .filter(|c| *c == '_' || *c == '-' || is_js_space(*c))
+                .filter(|c| *c == '_' || *c == '-' || is_js_whitespace(*c))
                 .is_some_and(|c| rest[c.len_utf8()..].starts_with("out"))
     })
 }
@@ -344,7 +344,10 @@ fn extract_error_field(value: Option<&Value>) -> Option<String> {
         .or_else(|| read_error_candidate(record.get("message")))
         .or_else(|| read_error_candidate(record.get("reason")))
         .or_else(|| {
-            let status = record.get("status")?.as_str()?.trim_matches(is_js_space);
+            let status = record
+                .get("status")?
+                .as_str()?
+                .trim_matches(is_js_whitespace);
             if is_error_like_status(status) {
                 normalize_tool_error_text(status)
             } else {
@@ -379,7 +382,7 @@ pub fn is_messaging_send(tool_name: &str, args: &Value, channel_tools: &[String]
     let action = args
         .get("action")
         .and_then(Value::as_str)
-        .map(|s| s.trim_matches(is_js_space));
+        .map(|s| s.trim_matches(is_js_whitespace));
     match tool_name {
         "message" => matches!(action, Some("send" | "thread-reply")),
         "sessions_send" => true,
@@ -415,7 +418,7 @@ pub fn messaging_media_urls(record: &Value) -> Vec<String> {
     let mut urls: Vec<String> = Vec::new();
     let mut push = |v: &Value| {
         if let Some(s) = v.as_str() {
-            let s = s.trim_matches(is_js_space);
+            let s = s.trim_matches(is_js_whitespace);
             if !s.is_empty() && !urls.iter().any(|u| u == s) {
                 urls.push(s.to_owned());
             }
@@ -438,7 +441,7 @@ pub fn is_cron_add(tool_name: &str, args: &Value) -> bool {
         && args
             .get("action")
             .and_then(Value::as_str)
-            .is_some_and(|a| a.trim_matches(is_js_space).eq_ignore_ascii_case("add"))
+            .is_some_and(|a| a.trim_matches(is_js_whitespace).eq_ignore_ascii_case("add"))
 }
 
 #[cfg(test)]

@@ -148,25 +148,7 @@ fn translate_escape(e: char, in_class: bool) -> String {
     }
 }
 
-/// JavaScript's `String.prototype.trim`: strips `WhiteSpace` and `LineTerminator` code points.
-pub(crate) fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_whitespace)
-}
-
-/// True for the code points JavaScript's `\s` and `trim` treat as whitespace.
-pub(crate) fn is_js_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
-}
+pub(crate) use crate::js_text::{is_js_whitespace, js_trim};
 
 /// OpenClaw's `normalizeLowercaseStringOrEmpty`: trimmed, then lowercased.
 pub(crate) fn lower_trim(s: &str) -> String {

@@ -4,7 +4,7 @@ use proptest::prelude::*;
 
 use super::{BlockChunker, BreakPreference, ChunkingOptions, Emitted};
 use crate::fences::parse_fence_spans;
-use crate::js::is_js_space;
+use clawloop_core::js_text::is_js_whitespace;
 
 /// A word, sometimes multi-byte, sometimes ending a sentence.
 fn word() -> impl Strategy<Value = String> {
@@ -151,7 +151,7 @@ fn is_input_minus_whitespace(input: &str, got: &str) -> bool {
     for c in input.chars() {
         if got.peek() == Some(&c) {
             got.next();
-        } else if !is_js_space(c) {
+        } else if !is_js_whitespace(c) {
             return false;
         }
     }
