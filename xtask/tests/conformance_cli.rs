@@ -189,7 +189,7 @@ fn unimplemented_kind_fails_after_parsing() {
     let dir = dir_with(&[
         (
             "s1.json",
-            r#"{"kind": "session", "name": "s", "input": {"lines": []}, "expect": {"entryCount": 0}}"#,
+            r#"{"kind": "run", "name": "s", "input": {"config": {}, "turns": [{"prompt": "hi", "responses": [], "expect": {"requests": 0}}]}}"#,
         ),
         (
             "s2.json",
@@ -203,7 +203,7 @@ fn unimplemented_kind_fails_after_parsing() {
         lines,
         [
             format!(
-                "FAIL {}#s: kind session is not implemented yet",
+                "FAIL {}#s: kind run is not implemented yet",
                 file(d, "s1.json")
             ),
             format!(
@@ -222,7 +222,7 @@ fn kind_and_filter_select_cases() {
         ("a.json", PASSING),
         (
             "b.json",
-            r#"{"kind": "session", "name": "s", "input": {"lines": []}, "expect": {"entryCount": 0}}"#,
+            r#"{"kind": "session", "name": "s", "input": {"lines": []}, "expect": {"entryCount": 1}}"#,
         ),
     ]);
     let d = dir.path();

@@ -1,17 +1,77 @@
 //! `clawloop-session`: every byte of conversation state on disk.
 //!
-//! This crate will own (SPEC §5): the pi v3 JSONL transcript (entry tree, context rebuild,
-//! v1→v2→v3 migrations), crash-safe appends, the per-session write lock, the `sessions.json`
-//! session store, and the pure transcript transforms (history limit, sanitation, tool-call
-//! pairing repair, Anthropic/Gemini turn validation, tool-result truncation).
+//! A session is a pi v3 JSONL transcript (SPEC §5, pi-mono §3.3): a header line, then one
+//! entry per line, each with an 8-hex `id` and the `parentId` of the entry that was the leaf
+//! when it was appended, so the file is a tree that only ever grows. [`Transcript`] opens such
+//! a file (migrating v1 and v2 files), keeps the leaf pointer, appends every entry type, moves
+//! between branches and rebuilds the model's context exactly as pi does
+//! ([`Transcript::build_context`]). Files are byte-compatible with pi's: same key order, no
+//! `.0` on integers, unknown fields and entry types kept.
 //!
-//! It depends only on `clawloop-core`.
+//! Crash safety: every entry is one complete line written with one `write`; a torn last line
+//! (no `\n`, or not JSON) is reported on open and cut off before the next append; other bad
+//! lines are skipped and counted; a non-empty file without a session header is refused and
+//! never touched; new files and migrations are written to a temporary file and renamed into
+//! place. [`FsyncPolicy`] decides when lines are forced to disk.
+//!
+//! Still to come in this crate (issue 4): the cross-process write lock, the `sessions.json`
+//! store, and the transcript transforms (history limit, sanitation, truncation).
 //!
 //! # Example
 //!
-//! The crate is not filled yet; the messages it stores come from core:
+//! ```
+//! use clawloop_core::message::{AgentMessage, AssistantMessage, ContentBlock, UserMessage};
+//! use clawloop_session::{SessionOptions, Transcript};
 //!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("session.jsonl");
+//!
+//! let mut session = Transcript::open(&path, SessionOptions::default())?;
+//! session.append_message(UserMessage::text("list files", 1_700_000_000_000))?;
+//! // Like pi, nothing is written before the first assistant message.
+//! assert!(!path.exists());
+//!
+//! let mut answer = AssistantMessage::empty("anthropic-messages", "anthropic", "claude-sonnet-4-5", 1_700_000_001_000);
+//! answer.content.push(ContentBlock::text("a.txt"));
+//! session.append_message(answer)?;
+//! assert_eq!(std::fs::read_to_string(&path)?.lines().count(), 3);
+//!
+//! // Reopening finds the same conversation, the leaf at the last entry.
+//! let reopened = Transcript::open(&path, SessionOptions::default())?;
+//! let context = reopened.build_context();
+//! let texts: Vec<String> = context.messages.iter().map(AgentMessage::text).collect();
+//! assert_eq!(texts, ["list files", "a.txt"]);
+//! assert_eq!(context.model.map(|m| m.model_id).as_deref(), Some("claude-sonnet-4-5"));
+//! assert_eq!(context.thinking_level, "off");
+//! # Ok(())
+//! # }
 //! ```
-//! use clawloop_core::StopReason;
-//! assert_eq!(StopReason::Stop.as_str(), "stop");
-//! ```
+
+mod atomic;
+mod context;
+mod entry;
+mod error;
+mod fsync;
+mod header;
+mod id;
+mod load;
+mod migrate;
+mod options;
+mod tagged;
+pub mod time;
+mod transcript;
+mod writer;
+
+pub use context::{DEFAULT_THINKING_LEVEL, ModelRef, SessionContext, build_session_context};
+pub use entry::{
+    BranchSummaryEntry, CompactionEntry, CustomEntry, CustomMessageEntry, LabelEntry, MessageEntry,
+    ModelChangeEntry, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry,
+};
+pub use error::SessionError;
+pub use fsync::{FsyncPolicy, UnknownFsyncPolicy};
+pub use header::{CURRENT_SESSION_VERSION, SessionHeader};
+pub use id::{short_id, uuid_v4};
+pub use load::TornLine;
+pub use options::SessionOptions;
+pub use transcript::{OpenReport, Transcript};

@@ -7,6 +7,7 @@
 mod chunker;
 mod classify;
 mod guard;
+mod session;
 mod subscribe;
 mod tags;
 mod thinking;
@@ -25,6 +26,7 @@ pub const REGISTRY: &[(Kind, Runner)] = &[
     (Kind::Thinking, thinking::run),
     (Kind::Guard, guard::run),
     (Kind::Subscribe, subscribe::run),
+    (Kind::Session, session::run),
 ];
 
 /// The runner of a kind, if it is implemented.
@@ -57,6 +59,6 @@ mod tests {
         let kinds = implemented_kinds();
         assert_eq!(kinds.len(), REGISTRY.len());
         assert!(kinds.contains(&Kind::Classify));
-        assert!(runner_for(Kind::Session).is_none());
+        assert!(runner_for(Kind::Session).is_some());
     }
 }

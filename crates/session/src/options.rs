@@ -1,0 +1,50 @@
+//! How a transcript is opened.
+
+use std::fmt;
+use std::sync::Arc;
+
+use clawloop_core::clock::{Clock, SystemClock};
+
+use crate::fsync::FsyncPolicy;
+
+/// Options of [`crate::Transcript::open`].
+///
+/// `cwd`, `session_id` and `parent_session` only shape the header of a *new* session (a path
+/// that does not exist or an empty file); an existing file keeps its own.
+#[derive(Clone)]
+pub struct SessionOptions {
+    /// When appended lines are fsynced.
+    pub fsync: FsyncPolicy,
+    /// The clock that stamps entries and new headers.
+    pub clock: Arc<dyn Clock>,
+    /// Header `cwd` of a new session; default: the process's current directory.
+    pub cwd: Option<String>,
+    /// Header `id` of a new session; default: a random UUID v4.
+    pub session_id: Option<String>,
+    /// Header `parentSession` of a new session (the file it was forked from).
+    pub parent_session: Option<String>,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            fsync: FsyncPolicy::default(),
+            clock: Arc::new(SystemClock),
+            cwd: None,
+            session_id: None,
+            parent_session: None,
+        }
+    }
+}
+
+impl fmt::Debug for SessionOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SessionOptions")
+            .field("fsync", &self.fsync)
+            .field("now_ms", &self.clock.now_ms())
+            .field("cwd", &self.cwd)
+            .field("session_id", &self.session_id)
+            .field("parent_session", &self.parent_session)
+            .finish()
+    }
+}

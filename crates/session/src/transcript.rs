@@ -1,0 +1,605 @@
+//! An open session file: the entry tree in memory, the leaf pointer, and appends that reach
+//! the disk as whole lines (pi's `SessionManager`, pi-mono §3.3.4–§3.3.6).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use clawloop_core::clock::Clock;
+use clawloop_core::message::{AgentMessage, JsonObject, UserContent};
+use clawloop_core::{StopReason, ThinkLevel};
+
+use crate::atomic::write_atomic;
+use crate::context::{SessionContext, build_with_index, path_to};
+use crate::entry::{
+    BranchSummaryEntry, CompactionEntry, CustomEntry, CustomMessageEntry, LabelEntry, MessageEntry,
+    ModelChangeEntry, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry,
+};
+use crate::error::SessionError;
+use crate::fsync::FsyncPolicy;
+use crate::header::SessionHeader;
+use crate::id::{unique_entry_id, uuid_v4};
+use crate::load::{Line, Loaded, TornLine, load};
+use crate::migrate::migrate;
+use crate::options::SessionOptions;
+use crate::time::format_iso;
+use crate::writer::Writer;
+
+/// What opening a file found.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OpenReport {
+    /// No session was read: the path did not exist or the file was empty.
+    pub created: bool,
+    /// Lines that could not be used, a torn last line included.
+    pub skipped_lines: usize,
+    /// The torn last line, cut off before the next append.
+    pub torn_line: Option<TornLine>,
+    /// The version the file was migrated from (and rewritten), if it was older.
+    pub migrated_from: Option<u64>,
+}
+
+/// The fields every appended entry shares.
+struct Stamp {
+    id: String,
+    parent_id: Option<String>,
+    timestamp: String,
+}
+
+/// An open session transcript.
+///
+/// Appends add a child of the leaf and move the leaf to it. Each entry reaches the file as one
+/// complete line in one write, except that a new session writes nothing until its first
+/// assistant message and then writes the header and everything so far at once (pi's deferred
+/// first write). The file is only ever appended to, apart from migrations, which rewrite it
+/// atomically.
+pub struct Transcript {
+    header: SessionHeader,
+    entries: Vec<SessionEntry>,
+    /// Entry id → position; a repeated id resolves to its last occurrence, as in pi.
+    index: HashMap<String, usize>,
+    /// Position of the leaf; `None` after [`Transcript::reset_leaf`] or when empty.
+    leaf: Option<usize>,
+    /// Target id → label (latest wins; cleared labels removed).
+    labels: HashMap<String, String>,
+    writer: Writer,
+    clock: Arc<dyn Clock>,
+    report: OpenReport,
+}
+
+impl std::fmt::Debug for Transcript {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transcript")
+            .field("path", &self.writer.path())
+            .field("session_id", &self.header.id)
+            .field("entries", &self.entries.len())
+            .field("leaf_id", &self.leaf_id())
+            .field("report", &self.report)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Transcript {
+    /// Opens the session at `path`.
+    ///
+    /// A missing path starts a new session that is written on its first assistant message; an
+    /// empty file starts a new session written on its first append. A file whose first
+    /// non-blank line is not a session header is refused and left untouched. Older versions
+    /// are migrated and the file rewritten atomically. Unusable lines are skipped and counted
+    /// in [`Transcript::report`]; a torn last line is cut off before the next append. The leaf
+    /// is the last entry in file order.
+    pub fn open(path: impl AsRef<Path>, options: SessionOptions) -> Result<Self, SessionError> {
+        let path = path.as_ref().to_path_buf();
+        match load(&path)? {
+            None => Ok(Self::new_session(path, options)),
+            Some(loaded) => Self::from_loaded(path, options, loaded),
+        }
+    }
+
+    fn new_session(path: PathBuf, options: SessionOptions) -> Self {
+        // An empty file is a session that failed to get its first line; pi rewrites it at
+        // once. Writing on the first append instead keeps opening free of side effects.
+        let deferred = !path.exists();
+        let cwd = options.cwd.unwrap_or_else(|| {
+            std::env::current_dir()
+                .map(|d| d.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        });
+        let mut header = SessionHeader::new(
+            options.session_id.unwrap_or_else(uuid_v4),
+            format_iso(options.clock.now_ms()),
+            cwd,
+        );
+        header.parent_session = options.parent_session;
+        Transcript {
+            header,
+            entries: Vec::new(),
+            index: HashMap::new(),
+            leaf: None,
+            labels: HashMap::new(),
+            writer: Writer::unwritten(path, options.fsync, deferred),
+            clock: options.clock,
+            report: OpenReport {
+                created: true,
+                ..OpenReport::default()
+            },
+        }
+    }
+
+    fn from_loaded(
+        path: PathBuf,
+        options: SessionOptions,
+        loaded: Loaded,
+    ) -> Result<Self, SessionError> {
+        let Loaded {
+            header: mut header_obj,
+            mut lines,
+            mut skipped,
+            torn,
+            keep_len,
+            needs_newline,
+            seen_len,
+        } = loaded;
+        let not_a_session = |e: serde_json::Error| SessionError::NotASession {
+            path: path.clone(),
+            reason: format!("invalid session header: {e}"),
+        };
+        // Typed before migrating, so a header that cannot be used is refused before the file
+        // is rewritten.
+        serde_json::from_value::<SessionHeader>(Value::Object(header_obj.clone()))
+            .map_err(not_a_session)?;
+        let mut objects: Vec<&mut JsonObject> = lines
+            .iter_mut()
+            .filter_map(|l| match l {
+                Line::Object(o) => Some(o),
+                _ => None,
+            })
+            .collect();
+        let migrated_from = migrate(&mut header_obj, &mut objects);
+        let header: SessionHeader =
+            serde_json::from_value(Value::Object(header_obj.clone())).map_err(not_a_session)?;
+
+        let writer = if migrated_from.is_some() {
+            let content = rewrite_content(&header_obj, &lines)?;
+            write_atomic(&path, &content, options.fsync != FsyncPolicy::Never)
+                .map_err(|e| SessionError::io(&path, "rewrite after migration", e))?;
+            let len = content.len() as u64;
+            Writer::existing(path, options.fsync, len, len, false)
+        } else {
+            Writer::existing(path, options.fsync, keep_len, seen_len, needs_newline)
+        };
+
+        let mut transcript = Transcript {
+            header,
+            entries: Vec::with_capacity(lines.len()),
+            index: HashMap::with_capacity(lines.len()),
+            leaf: None,
+            labels: HashMap::new(),
+            writer,
+            clock: options.clock,
+            report: OpenReport::default(),
+        };
+        for line in lines {
+            let entry = match line {
+                Line::Entry(e) => e,
+                Line::Object(o) => match SessionEntry::from_object(o) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        tracing::warn!(path = %transcript.path().display(), error = %e, "skipping unusable session entry");
+                        skipped += 1;
+                        continue;
+                    }
+                },
+                Line::Garbage(_) => continue,
+            };
+            transcript.insert(entry);
+        }
+        transcript.report = OpenReport {
+            created: false,
+            skipped_lines: skipped,
+            torn_line: torn,
+            migrated_from,
+        };
+        Ok(transcript)
+    }
+
+    // --- reading ------------------------------------------------------------------------------
+
+    /// The file this session lives in.
+    pub fn path(&self) -> &Path {
+        self.writer.path()
+    }
+
+    /// The header (for a new session, the one that will be written).
+    pub fn header(&self) -> &SessionHeader {
+        &self.header
+    }
+
+    /// The session id from the header.
+    pub fn session_id(&self) -> &str {
+        &self.header.id
+    }
+
+    /// The format version (3 after migration; a newer file keeps its own).
+    pub fn version(&self) -> u32 {
+        self.header.version
+    }
+
+    /// What opening found: skipped lines, a torn line, a migration.
+    pub fn report(&self) -> &OpenReport {
+        &self.report
+    }
+
+    /// Whether the session is on disk (false for a new session before its first write).
+    pub fn is_persisted(&self) -> bool {
+        self.writer.is_written()
+    }
+
+    /// Every entry, in file order.
+    pub fn entries(&self) -> &[SessionEntry] {
+        &self.entries
+    }
+
+    /// The entry with this id.
+    pub fn entry(&self, id: &str) -> Option<&SessionEntry> {
+        self.index.get(id).map(|&i| &self.entries[i])
+    }
+
+    /// The leaf's id; `None` for an empty session or after [`Transcript::reset_leaf`].
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.leaf.map(|i| self.entries[i].id())
+    }
+
+    /// The leaf entry.
+    pub fn leaf_entry(&self) -> Option<&SessionEntry> {
+        self.leaf.map(|i| &self.entries[i])
+    }
+
+    /// The path from the root to `id` (pi's `getBranch`); empty for an unknown id.
+    pub fn branch_path(&self, id: &str) -> Vec<&SessionEntry> {
+        let Some(&at) = self.index.get(id) else {
+            return Vec::new();
+        };
+        let lookup = |id: &str| self.index.get(id).copied();
+        path_to(&self.entries, &lookup, at)
+            .into_iter()
+            .map(|i| &self.entries[i])
+            .collect()
+    }
+
+    /// The entries whose parent is `id`, in file order.
+    pub fn children(&self, id: &str) -> Vec<&SessionEntry> {
+        self.entries
+            .iter()
+            .filter(|e| e.parent_id() == Some(id))
+            .collect()
+    }
+
+    /// The current label of an entry (latest `label` entry for it, unless cleared).
+    pub fn label(&self, id: &str) -> Option<&str> {
+        self.labels.get(id).map(String::as_str)
+    }
+
+    /// The session's display name: the latest `session_info` entry's name, if not empty.
+    pub fn session_name(&self) -> Option<&str> {
+        self.entries
+            .iter()
+            .rev()
+            .find_map(|e| match e {
+                SessionEntry::SessionInfo(i) => Some(i.name.as_deref().unwrap_or("")),
+                _ => None,
+            })
+            .filter(|n| !n.trim().is_empty())
+    }
+
+    /// The model's context at the leaf (pi-mono §3.3.5).
+    pub fn build_context(&self) -> SessionContext {
+        let lookup = |id: &str| self.index.get(id).copied();
+        build_with_index(&self.entries, &lookup, self.leaf_id())
+    }
+
+    // --- tree navigation ------------------------------------------------------------------------
+
+    /// Moves the leaf to an existing entry; the next append forks from there. Writes nothing.
+    pub fn branch(&mut self, id: &str) -> Result<(), SessionError> {
+        let at = self.position(id)?;
+        self.leaf = Some(at);
+        Ok(())
+    }
+
+    /// Clears the leaf; the next append starts a new root. Writes nothing.
+    pub fn reset_leaf(&mut self) {
+        self.leaf = None;
+    }
+
+    /// Moves the leaf to `from` (`None`: before the root) and appends a `branch_summary` there
+    /// (`fromId` = `from` or `"root"`). Returns the new entry's id.
+    pub fn branch_with_summary(
+        &mut self,
+        from: Option<&str>,
+        summary: impl Into<String>,
+        details: Option<Value>,
+        from_hook: Option<bool>,
+    ) -> Result<String, SessionError> {
+        let at = from.map(|id| self.position(id)).transpose()?;
+        let previous = std::mem::replace(&mut self.leaf, at);
+        let summary = summary.into();
+        let result = self.append_with(|s| {
+            SessionEntry::BranchSummary(BranchSummaryEntry {
+                from_id: s.parent_id.clone().unwrap_or_else(|| "root".to_owned()),
+                id: s.id,
+                parent_id: s.parent_id,
+                timestamp: s.timestamp,
+                summary,
+                details,
+                from_hook,
+                extra: JsonObject::new(),
+            })
+        });
+        if result.is_err() {
+            // Nothing was appended, so the navigation did not happen either.
+            self.leaf = previous;
+        }
+        result
+    }
+
+    // --- appends --------------------------------------------------------------------------------
+
+    /// Appends a `message` entry. Returns its id.
+    pub fn append_message(
+        &mut self,
+        message: impl Into<AgentMessage>,
+    ) -> Result<String, SessionError> {
+        let message = message.into();
+        self.append_with(|s| {
+            SessionEntry::Message(MessageEntry {
+                id: s.id,
+                parent_id: s.parent_id,
+                timestamp: s.timestamp,
+                message,
+                extra: JsonObject::new(),
+            })
+        })
+    }
+
+    /// Appends a `thinking_level_change` entry. Returns its id.
+    pub fn append_thinking_level_change(
+        &mut self,
+        level: ThinkLevel,
+    ) -> Result<String, SessionError> {
+        self.append_with(|s| {
+            SessionEntry::ThinkingLevelChange(ThinkingLevelChangeEntry {
+                id: s.id,
+                parent_id: s.parent_id,
+                timestamp: s.timestamp,
+                thinking_level: level.as_str().to_owned(),
+                extra: JsonObject::new(),
+            })
+        })
+    }
+
+    /// Appends a `model_change` entry. Returns its id.
+    pub fn append_model_change(
+        &mut self,
+        provider: impl Into<String>,
+        model_id: impl Into<String>,
+    ) -> Result<String, SessionError> {
+        let (provider, model_id) = (provider.into(), model_id.into());
+        self.append_with(|s| {
+            SessionEntry::ModelChange(ModelChangeEntry {
+                id: s.id,
+                parent_id: s.parent_id,
+                timestamp: s.timestamp,
+                provider,
+                model_id,
+                extra: JsonObject::new(),
+            })
+        })
+    }
+
+    /// Appends a `compaction` entry: the context at later leaves starts with `summary`, then
+    /// the path from `first_kept_entry_id`. Returns its id.
+    pub fn append_compaction(
+        &mut self,
+        summary: impl Into<String>,
+        first_kept_entry_id: impl Into<String>,
+        tokens_before: u64,
+        details: Option<Value>,
+        from_hook: Option<bool>,
+    ) -> Result<String, SessionError> {
+        let (summary, first_kept_entry_id) = (summary.into(), first_kept_entry_id.into());
+        self.append_with(|s| {
+            SessionEntry::Compaction(CompactionEntry {
+                id: s.id,
+                parent_id: s.parent_id,
+                timestamp: s.timestamp,
+                summary,
+                first_kept_entry_id,
+                tokens_before,
+                details,
+                from_hook,
+                extra: JsonObject::new(),
+            })
+        })
+    }
+
+    /// Appends a `custom` entry (extension state, never in the context). Returns its id.
+    pub fn append_custom(
+        &mut self,
+        custom_type: impl Into<String>,
+        data: Option<Value>,
+    ) -> Result<String, SessionError> {
+        let custom_type = custom_type.into();
+        self.append_with(|s| {
+            SessionEntry::Custom(CustomEntry {
+                custom_type,
+                data,
+                id: s.id,
+                parent_id: s.parent_id,
+                timestamp: s.timestamp,
+                extra: JsonObject::new(),
+            })
+        })
+    }
+
+    /// Appends a `custom_message` entry (sent to the model as a user message). Returns its id.
+    pub fn append_custom_message(
+        &mut self,
+        custom_type: impl Into<String>,
+        content: impl Into<UserContent>,
+        display: bool,
+        details: Option<Value>,
+    ) -> Result<String, SessionError> {
+        let (custom_type, content) = (custom_type.into(), content.into());
+        self.append_with(|s| {
+            SessionEntry::CustomMessage(CustomMessageEntry {
+                custom_type,
+                content,
+                display,
+                details,
+                id: s.id,
+                parent_id: s.parent_id,
+                timestamp: s.timestamp,
+                extra: JsonObject::new(),
+            })
+        })
+    }
+
+    /// Appends a `label` entry for an existing entry; `None` or `""` clears its label.
+    /// Returns the new entry's id.
+    pub fn append_label(
+        &mut self,
+        target_id: &str,
+        label: Option<&str>,
+    ) -> Result<String, SessionError> {
+        self.position(target_id)?;
+        let label = label.map(str::to_owned);
+        self.append_with(|s| {
+            SessionEntry::Label(LabelEntry {
+                id: s.id,
+                parent_id: s.parent_id,
+                timestamp: s.timestamp,
+                target_id: target_id.to_owned(),
+                label,
+                extra: JsonObject::new(),
+            })
+        })
+    }
+
+    /// Appends a `session_info` entry naming the session (trimmed). Returns its id.
+    pub fn append_session_info(&mut self, name: &str) -> Result<String, SessionError> {
+        let name = name.trim().to_owned();
+        self.append_with(|s| {
+            SessionEntry::SessionInfo(SessionInfoEntry {
+                id: s.id,
+                parent_id: s.parent_id,
+                timestamp: s.timestamp,
+                name: Some(name),
+                extra: JsonObject::new(),
+            })
+        })
+    }
+
+    /// Forces appended lines to stable storage (the turn-end point of
+    /// [`FsyncPolicy::OnTurnEnd`]; a no-op under [`FsyncPolicy::Never`]).
+    pub fn sync(&mut self) -> Result<(), SessionError> {
+        self.writer.sync()
+    }
+
+    // --- internals ------------------------------------------------------------------------------
+
+    fn position(&self, id: &str) -> Result<usize, SessionError> {
+        self.index
+            .get(id)
+            .copied()
+            .ok_or_else(|| SessionError::EntryNotFound(id.to_owned()))
+    }
+
+    /// Builds an entry as a child of the leaf, persists it, then adds it to the tree.
+    ///
+    /// Memory changes only after the disk accepted the line, so a failed append leaves the
+    /// session as it was.
+    fn append_with(
+        &mut self,
+        build: impl FnOnce(Stamp) -> SessionEntry,
+    ) -> Result<String, SessionError> {
+        let stamp = Stamp {
+            id: unique_entry_id(|c| self.index.contains_key(c)),
+            parent_id: self.leaf_id().map(str::to_owned),
+            timestamp: format_iso(self.clock.now_ms()),
+        };
+        let entry = build(stamp);
+        self.persist(&entry)?;
+        let id = entry.id().to_owned();
+        self.insert(entry);
+        Ok(id)
+    }
+
+    fn persist(&mut self, entry: &SessionEntry) -> Result<(), SessionError> {
+        if self.writer.is_written() {
+            let mut line = serde_json::to_vec(entry)?;
+            line.push(b'\n');
+            return self.writer.append(&line, ends_turn(entry));
+        }
+        // Entries only accumulate while deferred until an assistant message exists; the
+        // entries already held contain none, or the file would have been created.
+        if self.writer.is_deferred() && !entry.is_assistant_message() {
+            return Ok(());
+        }
+        let mut content = serde_json::to_vec(&self.header)?;
+        content.push(b'\n');
+        for e in self.entries.iter().chain([entry]) {
+            serde_json::to_writer(&mut content, e)?;
+            content.push(b'\n');
+        }
+        self.writer.create(&content)
+    }
+
+    /// Adds an entry read or appended: index, labels, leaf.
+    fn insert(&mut self, entry: SessionEntry) {
+        let at = self.entries.len();
+        if let SessionEntry::Label(l) = &entry {
+            match l.label.as_deref() {
+                Some(label) if !label.is_empty() => {
+                    self.labels.insert(l.target_id.clone(), label.to_owned());
+                }
+                _ => {
+                    self.labels.remove(&l.target_id);
+                }
+            }
+        }
+        self.index.insert(entry.id().to_owned(), at);
+        self.entries.push(entry);
+        self.leaf = Some(at);
+    }
+}
+
+/// Whether appending `entry` ends a turn (the fsync point of [`FsyncPolicy::OnTurnEnd`]): an
+/// assistant message that asks for no tools, or a compaction.
+fn ends_turn(entry: &SessionEntry) -> bool {
+    match entry {
+        SessionEntry::Message(m) => matches!(
+            &m.message,
+            AgentMessage::Assistant(a) if a.stop_reason != StopReason::ToolUse
+        ),
+        SessionEntry::Compaction(_) => true,
+        _ => false,
+    }
+}
+
+/// The whole file after a migration: header, then every kept line (skipped ones verbatim, so
+/// a rewrite destroys nothing but a torn tail).
+fn rewrite_content(header: &JsonObject, lines: &[Line]) -> Result<Vec<u8>, SessionError> {
+    let mut out = serde_json::to_vec(header)?;
+    out.push(b'\n');
+    for line in lines {
+        match line {
+            Line::Entry(e) => serde_json::to_writer(&mut out, e)?,
+            Line::Object(o) => serde_json::to_writer(&mut out, o)?,
+            Line::Garbage(bytes) => out.extend_from_slice(bytes),
+        }
+        out.push(b'\n');
+    }
+    Ok(out)
+}
