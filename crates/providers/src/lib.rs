@@ -1,18 +1,58 @@
-//! `clawloop-providers`: model provider clients for clawloop.
+//! `clawloop-providers`: model provider clients for clawloop (SPEC §4).
 //!
-//! This crate will own (SPEC §4): the HTTP transport (one shared reqwest client, SSE and NDJSON
-//! framing that survives any split of the byte stream, bounded buffers, idle timeout,
-//! cancellation), one module per wire API (`openai-completions`, `openai-responses`,
-//! `anthropic-messages`, `google-generative-ai`, `ollama`), the composable stream wrappers, the
-//! model catalog, and the scripted provider server used by tests and `cargo xtask conformance`.
+//! * [`transport`]: one shared HTTP client per runtime ([`transport::HttpTransport`]), exactly
+//!   one request per call and never a retry, typed HTTP errors (status, `retry-after`, request
+//!   id, truncated body), bounded incremental SSE and NDJSON framing that gives the same events
+//!   for any split of the byte stream, an idle timeout between reads, and cancellation that
+//!   drops the connection.
+//! * [`openai_completions`]: the `openai-completions` wire API (OpenAI Chat Completions and
+//!   compatible servers), implementing core's [`LlmStream`](clawloop_core::LlmStream).
+//! * [`replay`]: cross-provider replay of earlier messages (pi-mono §1.9), shared by the APIs.
+//! * [`scripted_server`]: a tiny real HTTP server on 127.0.0.1 that plays scripted responses
+//!   (status, headers, body in chunks with delays, stalls, dropped connections) and records
+//!   requests, for tests and offline integration checks.
 //!
-//! It depends only on `clawloop-core` and implements core's provider stream trait.
+//! Every failure of a call arrives as the stream's final `error` event with the content so far
+//! kept; the failure as data (HTTP status, `retry-after`) is available through
+//! [`transport::CallDiagnostics`].
 //!
 //! # Example
 //!
-//! The crate is not filled yet; its contract lives in core:
+//! Framing an SSE body that arrives in awkward pieces (a `\r\n` and an emoji split across
+//! reads) and decoding it into provider events:
 //!
 //! ```
-//! use clawloop_core::StopReason;
-//! assert_eq!(StopReason::ToolUse.as_str(), "toolUse");
+//! use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost};
+//! use clawloop_providers::openai_completions::ChunkDecoder;
+//! use clawloop_providers::transport::SseFramer;
+//!
+//! let body = "data: {\"choices\":[{\"delta\":{\"content\":\"Hi \u{1f99e}\"}}]}\r\n\r\n\
+//!             data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\r\n\r\ndata: [DONE]\r\n\r\n";
+//! let bytes = body.as_bytes();
+//! let mut framer = SseFramer::new(16 * 1024 * 1024);
+//! let mut frames = Vec::new();
+//! for piece in [&bytes[..50], &bytes[50..51], &bytes[51..]] {
+//!     framer.feed(piece, &mut frames).unwrap();
+//! }
+//! framer.finish(&mut frames).unwrap();
+//!
+//! let initial = AssistantMessage::empty("openai-completions", "openai", "gpt-4o-mini", 0);
+//! let mut decoder = ChunkDecoder::new(initial, ModelCost::default());
+//! let mut events = Vec::new();
+//! for frame in &frames {
+//!     decoder.on_data(&frame.data, &mut events).unwrap();
+//! }
+//! decoder.finish(&mut events);
+//! let Some(AssistantMessageEvent::Done { message, .. }) = events.last() else { panic!() };
+//! assert_eq!(message.text(), "Hi \u{1f99e}");
 //! ```
+
+#![deny(missing_docs)]
+
+pub mod openai_completions;
+pub mod replay;
+pub mod scripted_server;
+pub mod transport;
+
+pub use openai_completions::OpenAiCompletions;
+pub use transport::{CallDiagnostics, HttpTransport, TransportConfig, TransportError};

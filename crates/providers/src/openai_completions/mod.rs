@@ -1,0 +1,236 @@
+//! The `openai-completions` API: OpenAI Chat Completions and every compatible server (Ollama's
+//! `/v1`, vLLM, llama.cpp, LM Studio, OpenRouter, Groq, xAI, DeepSeek, …), pi-mono §1.5.
+
+mod compat;
+mod decode;
+mod messages;
+mod request;
+mod usage;
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clawloop_core::{
+    AssistantEventStream, AssistantMessage, AssistantMessageEvent, Context, LlmStream, Model,
+    StopReason, StreamOptions,
+};
+
+pub use compat::{MaxTokensField, OpenAiCompat, ThinkingFormat};
+pub use decode::{ChunkDecoder, DecodeError};
+pub use messages::{convert_messages, normalize_tool_call_id};
+pub use request::{build_body, build_request};
+
+use crate::transport::{
+    CallDiagnostics, FrameError, HttpTransport, ResponseBody, SseEvent, SseFramer, TransportError,
+};
+
+/// Streams Chat Completions calls over a shared [`HttpTransport`].
+#[derive(Debug, Clone)]
+pub struct OpenAiCompletions {
+    transport: HttpTransport,
+}
+
+impl OpenAiCompletions {
+    /// A provider using `transport` (share one transport per runtime).
+    pub fn new(transport: HttpTransport) -> Self {
+        OpenAiCompletions { transport }
+    }
+
+    /// Like [`LlmStream::stream`], plus a handle that holds the transport failure (HTTP
+    /// status, `retry-after`, request id) once the stream has ended with an error.
+    pub fn stream_with_diagnostics(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: StreamOptions,
+    ) -> (AssistantEventStream, CallDiagnostics) {
+        let compat = OpenAiCompat::for_model(model);
+        let body = build_body(model, context, &options, &compat);
+        let request = build_request(model, &options, &body);
+        let initial = AssistantMessage::for_model(model, now_ms());
+        let diagnostics = CallDiagnostics::new();
+        let report = diagnostics.clone();
+        let transport = self.transport.clone();
+        let prices = model.cost;
+        let cancel = options.cancel;
+        let stream = async_stream::stream! {
+            let mut decoder = ChunkDecoder::new(initial, prices);
+            let mut out = Vec::new();
+            let body = match transport.send(request, &cancel).await {
+                Ok(body) => body,
+                Err(error) => {
+                    report.record(&error);
+                    decoder.fail(reason_of(&error), error.to_string(), &mut out);
+                    for event in out { yield event; }
+                    return;
+                }
+            };
+            yield decoder.start();
+            let mut reader = BodyReader::new(body, &transport);
+            let result = loop {
+                match reader.step(&mut decoder, &mut out).await {
+                    Ok(true) => break Ok(()),
+                    Ok(false) => {
+                        for event in out.drain(..) {
+                            yield event;
+                        }
+                    }
+                    Err(failure) => break Err(failure),
+                }
+            };
+            match result {
+                Ok(()) => decoder.finish(&mut out),
+                Err(Failure::Transport(error)) => {
+                    report.record(&error);
+                    decoder.fail(reason_of(&error), error.to_string(), &mut out);
+                }
+                Err(Failure::Decode(message)) => decoder.fail(StopReason::Error, message, &mut out),
+            }
+            for event in out { yield event; }
+        };
+        (Box::pin(stream), diagnostics)
+    }
+}
+
+impl LlmStream for OpenAiCompletions {
+    fn stream(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: StreamOptions,
+    ) -> AssistantEventStream {
+        self.stream_with_diagnostics(model, context, options).0
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn reason_of(error: &TransportError) -> StopReason {
+    if matches!(error, TransportError::Aborted) {
+        StopReason::Aborted
+    } else {
+        StopReason::Error
+    }
+}
+
+/// A stream-ending failure after the response head.
+enum Failure {
+    Transport(TransportError),
+    Decode(String),
+}
+
+impl From<TransportError> for Failure {
+    fn from(e: TransportError) -> Self {
+        Failure::Transport(e)
+    }
+}
+
+impl From<FrameError> for Failure {
+    fn from(e: FrameError) -> Self {
+        Failure::Transport(TransportError::Frame(e))
+    }
+}
+
+/// How the 2xx body is read: an event stream, or one JSON document from a server that
+/// ignored `stream: true`.
+enum Format {
+    Sse {
+        framer: SseFramer,
+        frames: Vec<SseEvent>,
+    },
+    Json {
+        bytes: Vec<u8>,
+        limit: usize,
+    },
+}
+
+/// Reads the body one chunk per [`BodyReader::step`], so events reach the consumer as soon as
+/// their bytes arrive.
+struct BodyReader {
+    body: ResponseBody,
+    format: Format,
+}
+
+impl BodyReader {
+    fn new(body: ResponseBody, transport: &HttpTransport) -> Self {
+        let limit = transport.config().max_event_bytes;
+        let json = body
+            .content_type()
+            .is_some_and(|t| t.to_ascii_lowercase().starts_with("application/json"));
+        let format = if json {
+            Format::Json {
+                bytes: Vec::new(),
+                limit,
+            }
+        } else {
+            Format::Sse {
+                framer: SseFramer::new(limit),
+                frames: Vec::new(),
+            }
+        };
+        BodyReader { body, format }
+    }
+
+    /// Reads and decodes one chunk; `Ok(true)` when the stream is over.
+    async fn step(
+        &mut self,
+        decoder: &mut ChunkDecoder,
+        out: &mut Vec<AssistantMessageEvent>,
+    ) -> Result<bool, Failure> {
+        if self
+            .body
+            .content_type()
+            .is_some_and(|t| t.to_ascii_lowercase().contains("html"))
+        {
+            return Err(Failure::Decode(format!(
+                "{} Unexpected HTML page instead of an event stream",
+                self.body.status()
+            )));
+        }
+        let chunk = self.body.next_chunk().await?;
+        match &mut self.format {
+            Format::Sse { framer, frames } => {
+                match &chunk {
+                    Some(bytes) => framer.feed(bytes, frames)?,
+                    None => framer.finish(frames)?,
+                }
+                for frame in frames.drain(..) {
+                    if frame.event == "error" {
+                        return Err(Failure::Decode(decode::error_event_message(&frame.data)));
+                    }
+                    decoder
+                        .on_data(&frame.data, out)
+                        .map_err(|e| Failure::Decode(e.0))?;
+                    if decoder.saw_done() {
+                        // Nothing follows `[DONE]`; close now rather than wait for the server.
+                        self.body.close();
+                        return Ok(true);
+                    }
+                }
+                Ok(chunk.is_none())
+            }
+            Format::Json { bytes, limit } => {
+                if let Some(chunk) = chunk {
+                    if bytes.len() + chunk.len() > *limit {
+                        return Err(FrameError::TooLarge { limit: *limit }.into());
+                    }
+                    bytes.extend_from_slice(&chunk);
+                    return Ok(false);
+                }
+                let text = std::str::from_utf8(bytes).map_err(|_| FrameError::InvalidUtf8)?;
+                decoder
+                    .on_data(text, out)
+                    .map_err(|e| Failure::Decode(e.0))?;
+                if !decoder.is_complete() {
+                    return Err(Failure::Decode(
+                        "Unexpected JSON response: no choices or finish reason".to_owned(),
+                    ));
+                }
+                Ok(true)
+            }
+        }
+    }
+}
