@@ -21,10 +21,12 @@
 //! # }
 //! ```
 
+mod reply;
 mod request;
 mod response;
 mod server;
 
+pub use reply::{ScriptedReply, ScriptedStopReason, ScriptedToolCall, ScriptedUsage};
 pub use request::RecordedRequest;
 pub use response::{Chunking, ScriptedResponse, Stall};
 pub use server::{ScriptedServer, UNSCRIPTED_BODY};
