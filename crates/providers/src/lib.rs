@@ -49,10 +49,21 @@
 
 #![deny(missing_docs)]
 
+pub mod anthropic_messages;
+pub mod api_key;
+pub mod catalog;
+pub mod google_generative_ai;
+pub mod ollama;
 pub mod openai_completions;
+pub mod openai_responses;
 pub mod replay;
 pub mod scripted_server;
 pub mod transport;
+pub mod wrappers;
 
+pub use anthropic_messages::AnthropicMessages;
+pub use google_generative_ai::GoogleGenerativeAi;
+pub use ollama::Ollama;
 pub use openai_completions::OpenAiCompletions;
+pub use openai_responses::OpenAiResponses;
 pub use transport::{CallDiagnostics, HttpTransport, TransportConfig, TransportError};

@@ -5,6 +5,7 @@ mod compat;
 mod decode;
 mod messages;
 mod request;
+pub mod script;
 mod usage;
 
 use std::time::{SystemTime, UNIX_EPOCH};

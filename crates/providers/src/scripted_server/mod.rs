@@ -3,8 +3,16 @@
 //! cut into chosen pieces, delays, stalls, a dropped connection) and records every request.
 //!
 //! It is the base of the conformance `run` and `wire` kinds and lets users test their own
-//! integrations offline. Endpoint-aware replies (`/p/<providerId>/…` in each API's wire
-//! format) build on top of it.
+//! integrations offline:
+//!
+//! * [`ScriptedServer`] plays [`ScriptedResponse`]s byte for byte, in order (or as a
+//!   [`Responder`] chooses);
+//! * [`ProviderScriptServer`] is endpoint-aware: providers live under `/p/<providerId>/…`, each
+//!   request takes the turn's first [`ScriptedExchange`] whose [`ExpectRequest`] holds, and
+//!   its API-neutral [`ScriptedReply`] is encoded in the wire format of the called endpoint
+//!   ([`Endpoint`]); every request is kept as a [`ProviderRequest`];
+//! * [`replay_wire`] is FORMAT.md's `wire` procedure (one body served whole, one byte per
+//!   write and at seeded random splits).
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -21,12 +29,40 @@
 //! # }
 //! ```
 
+mod body_facts;
+mod credentials;
+mod dispatch;
+mod endpoint;
+mod exchange;
+mod expect_request;
+mod provider_request;
+mod provider_server;
 mod reply;
+mod reply_response;
 mod request;
+mod responder;
 mod response;
 mod server;
+mod turn_report;
+mod url_text;
+mod wire_replay;
 
+pub use body_facts::{last_user_text, system_text, tool_names};
+pub use credentials::request_api_key;
+pub use dispatch::{EncodedReply, encode_reply, stream_content_type, wire_roles};
+pub use endpoint::Endpoint;
+pub use exchange::ScriptedExchange;
+pub use expect_request::ExpectRequest;
+pub use provider_request::ProviderRequest;
+pub use provider_server::ProviderScriptServer;
 pub use reply::{ScriptedReply, ScriptedStopReason, ScriptedToolCall, ScriptedUsage};
+pub use reply_response::reply_response;
 pub use request::RecordedRequest;
+pub use responder::Responder;
 pub use response::{Chunking, ScriptedResponse, Stall};
 pub use server::{ScriptedServer, UNSCRIPTED_BODY};
+pub use turn_report::TurnReport;
+pub use wire_replay::{
+    SplitRng, WIRE_SPLIT_SEED, WireBody, WireRun, collect_events, replay_wire, wire_content_type,
+    wire_splits,
+};

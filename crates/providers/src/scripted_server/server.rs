@@ -13,7 +13,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
-use super::{RecordedRequest, ScriptedResponse};
+use super::responder::ResponderSlot;
+use super::{RecordedRequest, Responder, ScriptedResponse};
 
 /// Largest request head accepted.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -29,6 +30,8 @@ struct Shared {
     requests: Mutex<Vec<RecordedRequest>>,
     /// Responses whose body could not be written completely because the client went away.
     client_disconnects: AtomicUsize,
+    /// When set, chooses each response instead of the script order.
+    responder: ResponderSlot,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -47,12 +50,28 @@ pub struct ScriptedServer {
 impl ScriptedServer {
     /// Binds `127.0.0.1:0` and starts serving `responses` (must run inside a tokio runtime).
     pub async fn start(responses: Vec<ScriptedResponse>) -> io::Result<Self> {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
-        let addr = listener.local_addr()?;
-        let shared = Arc::new(Shared {
+        Self::launch(Shared {
             responses: Mutex::new(responses.into()),
             ..Shared::default()
-        });
+        })
+        .await
+    }
+
+    /// Binds `127.0.0.1:0` and answers every request with `responder`'s choice (must run
+    /// inside a tokio runtime). Requests are still recorded; [`ScriptedServer::push`]ed
+    /// responses are not used.
+    pub async fn start_with_responder(responder: Arc<dyn Responder>) -> io::Result<Self> {
+        Self::launch(Shared {
+            responder: ResponderSlot(Some(responder)),
+            ..Shared::default()
+        })
+        .await
+    }
+
+    async fn launch(shared: Shared) -> io::Result<Self> {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(shared);
         let serving = shared.clone();
         let task = tokio::spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
@@ -108,8 +127,11 @@ async fn serve(mut socket: TcpStream, shared: &Shared) -> io::Result<()> {
     let Some(request) = read_request(&mut socket).await? else {
         return Ok(());
     };
+    let response = match &shared.responder.0 {
+        Some(responder) => Some(responder.respond(&request)),
+        None => lock(&shared.responses).pop_front(),
+    };
     lock(&shared.requests).push(request);
-    let response = lock(&shared.responses).pop_front();
     let response = response.unwrap_or_else(|| ScriptedResponse::status(500, UNSCRIPTED_BODY));
     if write_response(&mut socket, &response).await.is_err() {
         shared.client_disconnects.fetch_add(1, Ordering::SeqCst);

@@ -13,43 +13,9 @@ use futures_core::Stream;
 use serde_json::{Value, json};
 use std::pin::Pin;
 
-/// xorshift64*: enough randomness for split points, no dependency.
-pub struct Prng(u64);
-
-impl Prng {
-    pub fn new(seed: u64) -> Self {
-        Prng(seed.max(1))
-    }
-
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// Sorted, distinct cut points inside `0..len`.
-    pub fn cuts(&mut self, len: usize) -> Vec<usize> {
-        if len < 2 {
-            return Vec::new();
-        }
-        let count = (self.next() % 24) as usize + 1;
-        let mut cuts: Vec<usize> = (0..count)
-            .map(|_| 1 + (self.next() % (len as u64 - 1)) as usize)
-            .collect();
-        cuts.sort_unstable();
-        cuts.dedup();
-        cuts
-    }
-}
-
-/// The three ways FORMAT.md's `wire` kind serves a body.
+/// The three ways FORMAT.md's `wire` kind serves a body (the crate's shared helper).
 pub fn splits(len: usize, seed: u64) -> Vec<(&'static str, Chunking)> {
-    vec![
-        ("whole", Chunking::Whole),
-        ("one byte per read", Chunking::Fixed(1)),
-        ("random splits", Chunking::At(Prng::new(seed).cuts(len))),
-    ]
+    clawloop_providers::scripted_server::wire_splits(len, seed)
 }
 
 pub fn model(base_url: &str, extra: Value) -> Model {
@@ -80,13 +46,9 @@ pub fn transport(idle: Option<Duration>) -> HttpTransport {
 }
 
 pub async fn collect(
-    mut stream: Pin<Box<dyn Stream<Item = AssistantMessageEvent> + Send>>,
+    stream: Pin<Box<dyn Stream<Item = AssistantMessageEvent> + Send>>,
 ) -> Vec<AssistantMessageEvent> {
-    let mut out = Vec::new();
-    while let Some(event) = std::future::poll_fn(|cx| stream.as_mut().poll_next(cx)).await {
-        out.push(event);
-    }
-    out
+    clawloop_providers::scripted_server::collect_events(stream).await
 }
 
 /// One call against a fresh server playing `response`.

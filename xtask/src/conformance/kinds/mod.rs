@@ -11,6 +11,7 @@ mod session;
 mod subscribe;
 mod tags;
 mod thinking;
+mod wire;
 
 use super::kind::Kind;
 use super::scenario::Case;
@@ -27,6 +28,7 @@ pub const REGISTRY: &[(Kind, Runner)] = &[
     (Kind::Guard, guard::run),
     (Kind::Subscribe, subscribe::run),
     (Kind::Session, session::run),
+    (Kind::Wire, wire::run),
 ];
 
 /// The runner of a kind, if it is implemented.
