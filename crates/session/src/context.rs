@@ -81,12 +81,19 @@ pub(crate) fn build_with_index(
     let Some(leaf) = lookup(leaf_id).or_else(|| entries.len().checked_sub(1)) else {
         return SessionContext::empty();
     };
-    let path = path_to(entries, lookup, leaf);
+    let path: Vec<&SessionEntry> = path_to(entries, lookup, leaf)
+        .into_iter()
+        .map(|i| &entries[i])
+        .collect();
+    context_from_path(&path)
+}
 
+/// The context of a path of entries from the root down to the leaf.
+pub(crate) fn context_from_path(path: &[&SessionEntry]) -> SessionContext {
     let mut thinking_level = DEFAULT_THINKING_LEVEL.to_owned();
     let mut model = None;
     let mut compaction: Option<(usize, &CompactionEntry)> = None;
-    for (at, entry) in path.iter().map(|&i| &entries[i]).enumerate() {
+    for (at, &entry) in path.iter().enumerate() {
         match entry {
             SessionEntry::ThinkingLevelChange(e) => thinking_level.clone_from(&e.thinking_level),
             SessionEntry::ModelChange(e) => {
@@ -109,7 +116,7 @@ pub(crate) fn build_with_index(
     }
 
     let mut messages = Vec::with_capacity(path.len() + 1);
-    let on_path = path.iter().map(|&i| &entries[i]);
+    let on_path = path.iter().copied();
     match compaction {
         None => on_path.for_each(|e| push_message(&mut messages, e)),
         Some((at, c)) => {
@@ -146,10 +153,15 @@ pub(crate) fn path_to(
     lookup: &dyn Fn(&str) -> Option<usize>,
     leaf: usize,
 ) -> Vec<usize> {
+    path_by(&|at| entries[at].parent_id().and_then(lookup), leaf)
+}
+
+/// [`path_to`] over any list: `parent_of` gives the position of an entry's parent.
+pub(crate) fn path_by(parent_of: &dyn Fn(usize) -> Option<usize>, leaf: usize) -> Vec<usize> {
     let mut path = vec![leaf];
     let mut seen = HashSet::from([leaf]);
     let mut current = leaf;
-    while let Some(parent) = entries[current].parent_id().and_then(lookup) {
+    while let Some(parent) = parent_of(current) {
         if !seen.insert(parent) {
             break;
         }

@@ -2,6 +2,7 @@
 
 use std::io;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Why a session operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +47,66 @@ pub enum SessionError {
     /// An entry could not be serialized (a non-string map key in extension data, say).
     #[error("cannot serialize session entry: {0}")]
     Serialize(#[from] serde_json::Error),
+    /// Another writer held the file's write lock for longer than the caller would wait.
+    #[error(
+        "{} is locked by {}; gave up after waiting {:.1} s (lock file {})",
+        path.display(),
+        crate::lock::describe_holder(holder.as_ref()),
+        waited.as_secs_f64(),
+        lock_path.display()
+    )]
+    Locked {
+        /// The locked file (a session file or `sessions.json`).
+        path: PathBuf,
+        /// Its lock file.
+        lock_path: PathBuf,
+        /// The holder as recorded in the lock file; `None` if it has not recorded itself.
+        holder: Option<crate::lock::LockHolder>,
+        /// How long the caller waited.
+        waited: Duration,
+    },
+    /// `sessions.json` exists but is not a JSON object of session records; it is left
+    /// untouched.
+    #[error(
+        "{} is not a session store ({reason}); refusing to use it, the file was not modified",
+        path.display()
+    )]
+    InvalidStore {
+        /// The store file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A store record cannot be read as a session record, so it cannot be updated.
+    #[error("session store entry {key:?} is unusable: {reason}")]
+    InvalidStoreEntry {
+        /// Its session key.
+        key: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// No store record has this session key.
+    #[error("no session with key {0:?}")]
+    UnknownSessionKey(String),
+    /// A session id prefix matches more than one session.
+    #[error("session id prefix {prefix:?} is ambiguous: it matches {}", matches.join(", "))]
+    AmbiguousSessionId {
+        /// The prefix looked up.
+        prefix: String,
+        /// The session ids it matches.
+        matches: Vec<String>,
+    },
+    /// A name used as a file or directory name (agent id, session id) could escape its
+    /// directory or is empty.
+    #[error("invalid {what} {value:?}: {reason}")]
+    InvalidName {
+        /// `agent id` or `session id`.
+        what: &'static str,
+        /// The name.
+        value: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
 }
 
 impl SessionError {

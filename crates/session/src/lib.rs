@@ -14,8 +14,20 @@
 //! never touched; new files and migrations are written to a temporary file and renamed into
 //! place. [`FsyncPolicy`] decides when lines are forced to disk.
 //!
-//! Still to come in this crate (issue 4): the cross-process write lock, the `sessions.json`
-//! store, and the transcript transforms (history limit, sanitation, truncation).
+//! Opening a current-version file reads each message entry only as far as its envelope (id,
+//! parent, role) and types the message when it is first needed, so opening a 100 000-entry
+//! session and rebuilding its context types the context's messages, not the whole file.
+//!
+//! One writer at a time: every write happens under the file's [`WriteLock`] (a sibling
+//! `<file>.lock` holding an OS lock and the holder's pid and start time), taken at a
+//! transcript's first write or before reading ([`Transcript::open_locked`]) and held until it
+//! is closed or dropped; a dead holder's lock is taken over, a live one is waited for up to a
+//! timeout and then named in the error. [`SessionStore`] keeps `sessions.json` (session key →
+//! session) in the directory layout of SPEC §2, updated atomically under its own lock, and
+//! lists, finds, forks ([`Transcript::fork`]), starts (`/new`) and deletes sessions.
+//!
+//! Still to come in this crate (issue 4): the transcript transforms (history limit,
+//! sanitation, truncation).
 //!
 //! # Example
 //!
@@ -51,16 +63,25 @@
 mod atomic;
 mod context;
 mod entry;
+mod entry_list;
+mod envelope;
 mod error;
+mod fork;
 mod fsync;
 mod header;
 mod id;
+mod layout;
 mod load;
+mod lock;
 mod migrate;
 mod options;
+mod process;
+mod scan;
+mod store;
 mod tagged;
 pub mod time;
 mod transcript;
+pub mod transforms;
 mod writer;
 
 pub use context::{DEFAULT_THINKING_LEVEL, ModelRef, SessionContext, build_session_context};
@@ -72,6 +93,15 @@ pub use error::SessionError;
 pub use fsync::{FsyncPolicy, UnknownFsyncPolicy};
 pub use header::{CURRENT_SESSION_VERSION, SessionHeader};
 pub use id::{short_id, uuid_v4};
+pub use layout::{
+    DEFAULT_AGENT_ID, STORE_FILE_NAME, TRANSCRIPT_EXTENSION, clawloop_home, sessions_dir,
+    transcript_path,
+};
 pub use load::TornLine;
+pub use lock::{DEFAULT_LOCK_TIMEOUT, LockHolder, WriteLock, lock_path_for};
 pub use options::SessionOptions;
+pub use store::{SessionRecord, SessionStore, StoredSession};
 pub use transcript::{OpenReport, Transcript};
+pub use transforms::{
+    limit_history_turns, sanitize_session_history, truncate_oversized_tool_results_in_file,
+};

@@ -1,16 +1,11 @@
-//! Reading a session file line by line, tolerating what a crash or a stray editor leaves behind
-//! (SPEC §5).
+//! Reading a whole session file into typed lines, tolerating what a crash or a stray editor
+//! leaves behind (SPEC §5; the line rules are in [`crate::scan`]).
 //!
-//! * The first non-blank line must be a session header (an object with `type: "session"` and
-//!   a string `id`); otherwise the file is not a session and is refused.
-//! * Blank lines are ignored (pi does the same) and not counted.
-//! * The last non-blank line is *torn* when it lacks its `\n` or is not JSON: it is skipped,
-//!   counted, and the caller cuts the file back to `keep_len` before its next append.
-//! * Any other line that is not JSON, or not an entry this version can use, is skipped and
-//!   counted but kept in place (its bytes are kept for whole-file rewrites).
+//! Every line is parsed here, and lines that are not entries this version can use are kept
+//! byte for byte, which is what migrations and whole-file rewrites need. Opening a current
+//! file for use reads its messages lazily instead ([`crate::entry_list`]).
 
-use std::fs::File;
-use std::io::{BufRead, BufReader, ErrorKind};
+use std::io::ErrorKind;
 use std::path::Path;
 
 use serde_json::Value;
@@ -21,6 +16,7 @@ use crate::entry::SessionEntry;
 use crate::error::SessionError;
 use crate::header::CURRENT_SESSION_VERSION;
 use crate::migrate::declared_version;
+use crate::scan::{Judged, RawLine, scan};
 
 /// A torn last line found on open.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,146 +63,48 @@ pub(crate) struct Loaded {
     pub seen_len: u64,
 }
 
-/// A complete, unparsable line whose fate depends on whether another line follows.
-struct Pending {
-    line: usize,
-    offset: u64,
-    bytes: Vec<u8>,
+/// The content of `path`; `None` when it does not exist.
+pub(crate) fn read_file(path: &Path) -> Result<Option<Vec<u8>>, SessionError> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(SessionError::io(path, "read", e)),
+    }
 }
 
 /// Reads `path`. `Ok(None)` when it does not exist or is empty (a new session).
 pub(crate) fn load(path: &Path) -> Result<Option<Loaded>, SessionError> {
-    let io = |e| SessionError::io(path, "read", e);
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io(e)),
-    };
-    let mut reader = BufReader::new(file);
-    let not_a_session = |reason: String| SessionError::NotASession {
-        path: path.to_owned(),
-        reason,
-    };
-
-    let mut header: Option<(JsonObject, bool)> = None;
-    let mut lines = Vec::new();
-    let mut skipped = 0;
-    let mut pending: Option<Pending> = None;
-    let mut torn = None;
-    let mut trailing_blank_at = None;
-    let mut offset = 0u64;
-    let mut line_no = 0;
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        let n = reader.read_until(b'\n', &mut buf).map_err(io)?;
-        if n == 0 {
-            break;
-        }
-        line_no += 1;
-        let start = offset;
-        offset += n as u64;
-        let has_newline = buf.last() == Some(&b'\n');
-        let content = if has_newline { &buf[..n - 1] } else { &buf[..] };
-        if content.iter().all(u8::is_ascii_whitespace) {
-            if !has_newline {
-                trailing_blank_at = Some(start);
-            }
-            continue;
-        }
-        // Another non-blank line follows the pending one, so it was not the last: garbage.
-        if let Some(p) = pending.take() {
-            skipped += 1;
-            lines.push(Line::Garbage(p.bytes));
-        }
-        let parsed = serde_json::from_slice::<Value>(content);
-        let Some((header_obj, _)) = &header else {
-            let obj = match parsed {
-                Ok(Value::Object(obj)) if is_header(&obj) => obj,
-                Ok(_) => {
-                    return Err(not_a_session(format!(
-                        "line {line_no} is not a session header"
-                    )));
-                }
-                Err(e) => {
-                    return Err(not_a_session(format!(
-                        "line {line_no} is not a session header: {e}"
-                    )));
-                }
-            };
-            header = Some((obj, !has_newline));
-            continue;
-        };
-        if !has_newline {
-            torn = Some(TornLine {
-                line: line_no,
-                offset: start,
-                len: n as u64,
-            });
-            skipped += 1;
-            break;
-        }
-        match parsed {
-            Ok(Value::Object(obj)) => {
-                if declared_version(header_obj) >= u64::from(CURRENT_SESSION_VERSION) {
-                    match SessionEntry::from_object(obj) {
-                        Ok(entry) => lines.push(Line::Entry(entry)),
-                        Err(e) => {
-                            tracing::warn!(path = %path.display(), line = line_no, error = %e, "skipping unusable session entry");
-                            skipped += 1;
-                            lines.push(Line::Garbage(content.to_vec()));
-                        }
-                    }
-                } else {
-                    lines.push(Line::Object(obj));
-                }
-            }
-            _ => {
-                pending = Some(Pending {
-                    line: line_no,
-                    offset: start,
-                    bytes: content.to_vec(),
-                });
-            }
-        }
+    match read_file(path)? {
+        None => Ok(None),
+        Some(bytes) => load_bytes(path, &bytes),
     }
-    let Some((header, needs_newline)) = header else {
-        // Every non-blank line either is the header or fails above, so only blanks are left.
-        return if offset == 0 {
-            Ok(None)
-        } else {
-            Err(not_a_session("it holds only blank space".to_owned()))
-        };
-    };
-    if let Some(p) = pending {
-        skipped += 1;
-        torn = Some(TornLine {
-            line: p.line,
-            offset: p.offset,
-            len: offset - p.offset,
-        });
-    }
-    if let Some(t) = &torn {
-        tracing::warn!(path = %path.display(), line = t.line, bytes = t.len, "torn last line in session file; it will be cut off before the next append");
-    }
-    let keep_len = torn
-        .as_ref()
-        .map(|t| t.offset)
-        .or(trailing_blank_at)
-        .unwrap_or(offset);
-    Ok(Some(Loaded {
-        header,
-        lines,
-        skipped,
-        torn,
-        keep_len,
-        needs_newline,
-        seen_len: offset,
-    }))
 }
 
-/// pi's validity rule for a header: `type: "session"` and a string `id`.
-fn is_header(obj: &JsonObject) -> bool {
-    obj.get("type").and_then(Value::as_str) == Some("session")
-        && obj.get("id").is_some_and(Value::is_string)
+/// [`load`] of content already read.
+pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Option<Loaded>, SessionError> {
+    let judge = |header: &JsonObject, line: RawLine<'_>| {
+        let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(line.content) else {
+            return Judged::NotAnObject;
+        };
+        if declared_version(header) < u64::from(CURRENT_SESSION_VERSION) {
+            return Judged::Keep(Line::Object(obj));
+        }
+        match SessionEntry::from_object(obj) {
+            Ok(entry) => Judged::Keep(Line::Entry(entry)),
+            Err(e) => {
+                tracing::warn!(path = %path.display(), line = line.number, error = %e, "skipping unusable session entry");
+                Judged::Unusable(Some(Line::Garbage(line.content.to_vec())))
+            }
+        }
+    };
+    let garbage = |content: &[u8]| Some(Line::Garbage(content.to_vec()));
+    Ok(scan(path, bytes, judge, garbage)?.map(|s| Loaded {
+        header: s.header,
+        lines: s.items,
+        skipped: s.skipped,
+        torn: s.torn,
+        keep_len: s.keep_len,
+        needs_newline: s.needs_newline,
+        seen_len: s.seen_len,
+    }))
 }

@@ -2,10 +2,12 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clawloop_core::clock::{Clock, SystemClock};
 
 use crate::fsync::FsyncPolicy;
+use crate::lock::DEFAULT_LOCK_TIMEOUT;
 
 /// Options of [`crate::Transcript::open`].
 ///
@@ -23,6 +25,9 @@ pub struct SessionOptions {
     pub session_id: Option<String>,
     /// Header `parentSession` of a new session (the file it was forked from).
     pub parent_session: Option<String>,
+    /// How long a write waits for another writer's lock on the file before failing with
+    /// [`crate::SessionError::Locked`] (default [`DEFAULT_LOCK_TIMEOUT`]).
+    pub lock_timeout: Duration,
 }
 
 impl Default for SessionOptions {
@@ -33,6 +38,7 @@ impl Default for SessionOptions {
             cwd: None,
             session_id: None,
             parent_session: None,
+            lock_timeout: DEFAULT_LOCK_TIMEOUT,
         }
     }
 }
@@ -45,6 +51,7 @@ impl fmt::Debug for SessionOptions {
             .field("cwd", &self.cwd)
             .field("session_id", &self.session_id)
             .field("parent_session", &self.parent_session)
+            .field("lock_timeout", &self.lock_timeout)
             .finish()
     }
 }

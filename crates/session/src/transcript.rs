@@ -11,19 +11,22 @@ use clawloop_core::clock::Clock;
 use clawloop_core::message::{AgentMessage, JsonObject, UserContent};
 use clawloop_core::{StopReason, ThinkLevel};
 
-use crate::atomic::write_atomic;
-use crate::context::{SessionContext, build_with_index, path_to};
+use crate::context::{SessionContext, context_from_path, path_by};
 use crate::entry::{
     BranchSummaryEntry, CompactionEntry, CustomEntry, CustomMessageEntry, LabelEntry, MessageEntry,
     ModelChangeEntry, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry,
 };
+use crate::entry_list::EntryList;
+use crate::envelope::{self, Item};
 use crate::error::SessionError;
-use crate::fsync::FsyncPolicy;
+use crate::header::CURRENT_SESSION_VERSION;
 use crate::header::SessionHeader;
 use crate::id::{unique_entry_id, uuid_v4};
-use crate::load::{Line, Loaded, TornLine, load};
+use crate::load::{Line, Loaded, TornLine, load_bytes, read_file};
+use crate::lock::WriteLock;
 use crate::migrate::migrate;
 use crate::options::SessionOptions;
+use crate::scan::{Scanned, header_version, scan};
 use crate::time::format_iso;
 use crate::writer::Writer;
 
@@ -54,9 +57,17 @@ struct Stamp {
 /// assistant message and then writes the header and everything so far at once (pi's deferred
 /// first write). The file is only ever appended to, apart from migrations, which rewrite it
 /// atomically.
+///
+/// Every write happens under the file's write lock (`<file>.lock`, see [`WriteLock`]), which
+/// the transcript takes at its first write — or before reading, with
+/// [`Transcript::open_locked`] — and holds until it is dropped or [`Transcript::close`]d.
+/// Another writer, in this process or another, waits up to
+/// [`SessionOptions::lock_timeout`] and then fails with [`SessionError::Locked`]. Reading
+/// needs no lock.
 pub struct Transcript {
     header: SessionHeader,
-    entries: Vec<SessionEntry>,
+    /// Every entry in file order; messages read from the file are typed on first use.
+    entries: EntryList,
     /// Entry id → position; a repeated id resolves to its last occurrence, as in pi.
     index: HashMap<String, usize>,
     /// Position of the leaf; `None` after [`Transcript::reset_leaf`] or when empty.
@@ -89,15 +100,123 @@ impl Transcript {
     /// are migrated and the file rewritten atomically. Unusable lines are skipped and counted
     /// in [`Transcript::report`]; a torn last line is cut off before the next append. The leaf
     /// is the last entry in file order.
+    ///
+    /// Opening takes no lock (a migration's rewrite excepted): the write lock is taken at the
+    /// first write, which fails with [`SessionError::ChangedOnDisk`] if another writer changed
+    /// the file since it was read here. A session about to be written should rather be opened
+    /// with [`Transcript::open_locked`].
     pub fn open(path: impl AsRef<Path>, options: SessionOptions) -> Result<Self, SessionError> {
+        Self::open_with(path.as_ref().to_path_buf(), options, None)
+    }
+
+    /// Takes the file's write lock, waiting up to [`SessionOptions::lock_timeout`] for another
+    /// writer to finish, then opens the session as [`Transcript::open`] does.
+    ///
+    /// What is read is then exactly what the next append extends: this is the way to open a
+    /// session for a run (OpenClaw takes its session lock before opening, too). The file's
+    /// directory must exist. The lock is held until the transcript is dropped or closed.
+    pub fn open_locked(
+        path: impl AsRef<Path>,
+        options: SessionOptions,
+    ) -> Result<Self, SessionError> {
         let path = path.as_ref().to_path_buf();
-        match load(&path)? {
-            None => Ok(Self::new_session(path, options)),
-            Some(loaded) => Self::from_loaded(path, options, loaded),
+        let lock = WriteLock::acquire(&path, options.lock_timeout)?;
+        Self::open_with(path, options, Some(lock))
+    }
+
+    fn open_with(
+        path: PathBuf,
+        options: SessionOptions,
+        lock: Option<WriteLock>,
+    ) -> Result<Self, SessionError> {
+        let Some(bytes) = read_file(&path)? else {
+            return Ok(Self::new_session(path, options, lock));
+        };
+        // A current file is read lazily (see `envelope`); an older one is typed whole, since it
+        // is migrated and rewritten anyway. A file without a header takes the second way too,
+        // which refuses it.
+        if header_version(&bytes).is_some_and(|v| v >= u64::from(CURRENT_SESSION_VERSION)) {
+            let judge = |_: &JsonObject, line| envelope::judge(&path, line);
+            match scan(&path, &bytes, judge, |_| None)? {
+                None => Ok(Self::new_session(path, options, lock)),
+                Some(scanned) => Self::from_scanned(path, options, scanned, bytes, lock),
+            }
+        } else {
+            match load_bytes(&path, &bytes)? {
+                None => Ok(Self::new_session(path, options, lock)),
+                Some(loaded) => Self::from_loaded(path, options, loaded, lock),
+            }
         }
     }
 
-    fn new_session(path: PathBuf, options: SessionOptions) -> Self {
+    /// A current-version file: nothing to migrate, messages typed on first use.
+    fn from_scanned(
+        path: PathBuf,
+        options: SessionOptions,
+        scanned: Scanned<Item>,
+        source: Vec<u8>,
+        lock: Option<WriteLock>,
+    ) -> Result<Self, SessionError> {
+        let header: SessionHeader =
+            serde_json::from_value(Value::Object(scanned.header)).map_err(|e| {
+                SessionError::NotASession {
+                    path: path.clone(),
+                    reason: format!("invalid session header: {e}"),
+                }
+            })?;
+        let count = scanned.items.len();
+        let mut transcript = Transcript {
+            header,
+            entries: EntryList::from_items(source, scanned.items),
+            index: HashMap::with_capacity(count),
+            leaf: None,
+            labels: HashMap::new(),
+            writer: Writer::existing(
+                path,
+                options.fsync,
+                options.lock_timeout,
+                scanned.keep_len,
+                scanned.seen_len,
+                scanned.needs_newline,
+            )
+            .with_lock(lock),
+            clock: options.clock,
+            report: OpenReport {
+                created: false,
+                skipped_lines: scanned.skipped,
+                torn_line: scanned.torn,
+                migrated_from: None,
+            },
+        };
+        for at in 0..count {
+            transcript.note(at);
+        }
+        Ok(transcript)
+    }
+
+    /// A session holding `entries` (file order) that is not on disk yet: written now if they
+    /// include an assistant message, else at the first one (pi's rule, as for a fork).
+    ///
+    /// The header is built from `options` as for a new session.
+    pub(crate) fn from_entries(
+        path: PathBuf,
+        options: SessionOptions,
+        entries: Vec<SessionEntry>,
+    ) -> Result<Self, SessionError> {
+        let mut transcript = Self::new_session(path, options, None);
+        transcript.writer.set_deferred();
+        let write_now = entries.iter().any(SessionEntry::is_assistant_message);
+        for entry in entries {
+            transcript.push_entry(entry);
+        }
+        if write_now {
+            let content = transcript.whole_file(None)?;
+            transcript.writer.create(&content)?;
+        }
+        Ok(transcript)
+    }
+
+    fn new_session(path: PathBuf, options: SessionOptions, lock: Option<WriteLock>) -> Self {
         // An empty file is a session that failed to get its first line; pi rewrites it at
         // once. Writing on the first append instead keeps opening free of side effects.
         let deferred = !path.exists();
@@ -114,11 +233,12 @@ impl Transcript {
         header.parent_session = options.parent_session;
         Transcript {
             header,
-            entries: Vec::new(),
+            entries: EntryList::default(),
             index: HashMap::new(),
             leaf: None,
             labels: HashMap::new(),
-            writer: Writer::unwritten(path, options.fsync, deferred),
+            writer: Writer::unwritten(path, options.fsync, options.lock_timeout, deferred)
+                .with_lock(lock),
             clock: options.clock,
             report: OpenReport {
                 created: true,
@@ -131,6 +251,7 @@ impl Transcript {
         path: PathBuf,
         options: SessionOptions,
         loaded: Loaded,
+        lock: Option<WriteLock>,
     ) -> Result<Self, SessionError> {
         let Loaded {
             header: mut header_obj,
@@ -160,19 +281,23 @@ impl Transcript {
         let header: SessionHeader =
             serde_json::from_value(Value::Object(header_obj.clone())).map_err(not_a_session)?;
 
-        let writer = if migrated_from.is_some() {
-            let content = rewrite_content(&header_obj, &lines)?;
-            write_atomic(&path, &content, options.fsync != FsyncPolicy::Never)
-                .map_err(|e| SessionError::io(&path, "rewrite after migration", e))?;
-            let len = content.len() as u64;
-            Writer::existing(path, options.fsync, len, len, false)
-        } else {
-            Writer::existing(path, options.fsync, keep_len, seen_len, needs_newline)
-        };
+        let mut writer = Writer::existing(
+            path,
+            options.fsync,
+            options.lock_timeout,
+            keep_len,
+            seen_len,
+            needs_newline,
+        )
+        .with_lock(lock);
+        if migrated_from.is_some() {
+            // Under the lock, and refused if the file changed since it was read.
+            writer.rewrite(&rewrite_content(&header_obj, &lines)?)?;
+        }
 
         let mut transcript = Transcript {
             header,
-            entries: Vec::with_capacity(lines.len()),
+            entries: EntryList::default(),
             index: HashMap::with_capacity(lines.len()),
             leaf: None,
             labels: HashMap::new(),
@@ -193,7 +318,7 @@ impl Transcript {
                 },
                 Line::Garbage(_) => continue,
             };
-            transcript.insert(entry);
+            transcript.push_entry(entry);
         }
         transcript.report = OpenReport {
             created: false,
@@ -236,24 +361,46 @@ impl Transcript {
         self.writer.is_written()
     }
 
+    /// Whether this transcript holds the file's write lock (from its first write, or from
+    /// [`Transcript::open_locked`], until it is closed or dropped).
+    pub fn holds_lock(&self) -> bool {
+        self.writer.holds_lock()
+    }
+
     /// Every entry, in file order.
+    ///
+    /// The first call types every message not typed yet, which for a long session costs what
+    /// opening it eagerly would (seconds for 100 000 entries); the slice is then kept and
+    /// extended by appends. [`Transcript::entry_count`], [`Transcript::entry`],
+    /// [`Transcript::branch_path`] and [`Transcript::build_context`] type only what they
+    /// return.
     pub fn entries(&self) -> &[SessionEntry] {
-        &self.entries
+        self.entries.all()
+    }
+
+    /// How many entries the session holds (as `entries().len()`, without typing any).
+    pub fn entry_count(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether an entry has this id (without typing it).
+    pub fn contains(&self, id: &str) -> bool {
+        self.index.contains_key(id)
     }
 
     /// The entry with this id.
     pub fn entry(&self, id: &str) -> Option<&SessionEntry> {
-        self.index.get(id).map(|&i| &self.entries[i])
+        self.index.get(id).map(|&i| self.entries.get(i))
     }
 
     /// The leaf's id; `None` for an empty session or after [`Transcript::reset_leaf`].
     pub fn leaf_id(&self) -> Option<&str> {
-        self.leaf.map(|i| self.entries[i].id())
+        self.leaf.map(|i| self.entries.id(i))
     }
 
     /// The leaf entry.
     pub fn leaf_entry(&self) -> Option<&SessionEntry> {
-        self.leaf.map(|i| &self.entries[i])
+        self.leaf.map(|i| self.entries.get(i))
     }
 
     /// The path from the root to `id` (pi's `getBranch`); empty for an unknown id.
@@ -261,19 +408,24 @@ impl Transcript {
         let Some(&at) = self.index.get(id) else {
             return Vec::new();
         };
-        let lookup = |id: &str| self.index.get(id).copied();
-        path_to(&self.entries, &lookup, at)
+        self.path_positions(at)
             .into_iter()
-            .map(|i| &self.entries[i])
+            .map(|i| self.entries.get(i))
             .collect()
     }
 
     /// The entries whose parent is `id`, in file order.
     pub fn children(&self, id: &str) -> Vec<&SessionEntry> {
-        self.entries
-            .iter()
-            .filter(|e| e.parent_id() == Some(id))
+        (0..self.entries.len())
+            .filter(|&i| self.entries.parent_id(i) == Some(id))
+            .map(|i| self.entries.get(i))
             .collect()
+    }
+
+    /// The entries typed so far, in file order: every entry that is not a message read from
+    /// the file and not yet asked for. Labels and session infos are always among them.
+    pub(crate) fn typed_entries(&self) -> impl Iterator<Item = &SessionEntry> {
+        (0..self.entries.len()).filter_map(|i| self.entries.peek(i))
     }
 
     /// The current label of an entry (latest `label` entry for it, unless cleared).
@@ -283,9 +435,9 @@ impl Transcript {
 
     /// The session's display name: the latest `session_info` entry's name, if not empty.
     pub fn session_name(&self) -> Option<&str> {
-        self.entries
-            .iter()
+        (0..self.entries.len())
             .rev()
+            .filter_map(|i| self.entries.peek(i))
             .find_map(|e| match e {
                 SessionEntry::SessionInfo(i) => Some(i.name.as_deref().unwrap_or("")),
                 _ => None,
@@ -295,8 +447,59 @@ impl Transcript {
 
     /// The model's context at the leaf (pi-mono §3.3.5).
     pub fn build_context(&self) -> SessionContext {
-        let lookup = |id: &str| self.index.get(id).copied();
-        build_with_index(&self.entries, &lookup, self.leaf_id())
+        let Some(leaf) = self.leaf else {
+            return SessionContext::empty();
+        };
+        let path = self.path_positions(leaf);
+        let needed: Vec<&SessionEntry> = self
+            .context_positions(&path)
+            .into_iter()
+            .map(|i| self.entries.get(i))
+            .collect();
+        context_from_path(&needed)
+    }
+
+    /// The part of `path` that decides the context, so the messages a compaction replaced are
+    /// not typed only to be dropped: from the latest compaction's first kept entry on, plus the
+    /// latest thinking-level change and model setter before it. `context_from_path` of this
+    /// equals that of the whole path: a compaction and the state changes are always typed, and
+    /// what is left out could only have been skipped or overridden.
+    fn context_positions(&self, path: &[usize]) -> Vec<usize> {
+        let compaction =
+            path.iter()
+                .enumerate()
+                .rev()
+                .find_map(|(at, &i)| match self.entries.peek(i) {
+                    Some(SessionEntry::Compaction(c)) => Some((at, c)),
+                    _ => None,
+                });
+        let Some((at, compaction)) = compaction else {
+            return path.to_vec();
+        };
+        // Nothing before the compaction survives when its first kept entry is not on the path.
+        let kept = path[..at]
+            .iter()
+            .position(|&i| self.entries.id(i) == compaction.first_kept_entry_id)
+            .unwrap_or(at);
+        let earlier = &path[..kept];
+        let thinking = earlier.iter().rposition(|&i| {
+            matches!(
+                self.entries.peek(i),
+                Some(SessionEntry::ThinkingLevelChange(_))
+            )
+        });
+        let model = earlier.iter().rposition(|&i| {
+            matches!(self.entries.peek(i), Some(SessionEntry::ModelChange(_)))
+                || self.entries.is_assistant_message(i)
+        });
+        let mut state: Vec<usize> = thinking.into_iter().chain(model).collect();
+        state.sort_unstable();
+        state.dedup();
+        state
+            .into_iter()
+            .map(|at| earlier[at])
+            .chain(path[kept..].iter().copied())
+            .collect()
     }
 
     // --- tree navigation ------------------------------------------------------------------------
@@ -502,12 +705,28 @@ impl Transcript {
     }
 
     /// Forces appended lines to stable storage (the turn-end point of
-    /// [`FsyncPolicy::OnTurnEnd`]; a no-op under [`FsyncPolicy::Never`]).
+    /// [`crate::FsyncPolicy::OnTurnEnd`]; a no-op under [`crate::FsyncPolicy::Never`]).
     pub fn sync(&mut self) -> Result<(), SessionError> {
         self.writer.sync()
     }
 
+    /// Syncs appended lines (per the fsync policy) and releases the write lock, removing the
+    /// lock file; dropping the transcript releases it too, without reporting failures.
+    pub fn close(mut self) -> Result<(), SessionError> {
+        self.writer.close()
+    }
+
     // --- internals ------------------------------------------------------------------------------
+
+    /// Positions from the root down to `at`, following parent ids (see `context::path_by`).
+    fn path_positions(&self, at: usize) -> Vec<usize> {
+        let parent_of = |i: usize| {
+            self.entries
+                .parent_id(i)
+                .and_then(|p| self.index.get(p).copied())
+        };
+        path_by(&parent_of, at)
+    }
 
     fn position(&self, id: &str) -> Result<usize, SessionError> {
         self.index
@@ -532,7 +751,7 @@ impl Transcript {
         let entry = build(stamp);
         self.persist(&entry)?;
         let id = entry.id().to_owned();
-        self.insert(entry);
+        self.push_entry(entry);
         Ok(id)
     }
 
@@ -547,19 +766,31 @@ impl Transcript {
         if self.writer.is_deferred() && !entry.is_assistant_message() {
             return Ok(());
         }
-        let mut content = serde_json::to_vec(&self.header)?;
-        content.push(b'\n');
-        for e in self.entries.iter().chain([entry]) {
-            serde_json::to_writer(&mut content, e)?;
-            content.push(b'\n');
-        }
+        let content = self.whole_file(Some(entry))?;
         self.writer.create(&content)
     }
 
-    /// Adds an entry read or appended: index, labels, leaf.
-    fn insert(&mut self, entry: SessionEntry) {
-        let at = self.entries.len();
-        if let SessionEntry::Label(l) = &entry {
+    /// The header and every entry held, plus `next`, as file content.
+    fn whole_file(&self, next: Option<&SessionEntry>) -> Result<Vec<u8>, SessionError> {
+        let mut content = serde_json::to_vec(&self.header)?;
+        content.push(b'\n');
+        let held = (0..self.entries.len()).map(|i| self.entries.get(i));
+        for e in held.chain(next) {
+            serde_json::to_writer(&mut content, e)?;
+            content.push(b'\n');
+        }
+        Ok(content)
+    }
+
+    /// Adds an entry read or appended at the end.
+    fn push_entry(&mut self, entry: SessionEntry) {
+        self.entries.push(entry);
+        self.note(self.entries.len() - 1);
+    }
+
+    /// Takes the entry at `at` (the last one so far) into the index, the labels and the leaf.
+    fn note(&mut self, at: usize) {
+        if let Some(SessionEntry::Label(l)) = self.entries.peek(at) {
             match l.label.as_deref() {
                 Some(label) if !label.is_empty() => {
                     self.labels.insert(l.target_id.clone(), label.to_owned());
@@ -569,13 +800,12 @@ impl Transcript {
                 }
             }
         }
-        self.index.insert(entry.id().to_owned(), at);
-        self.entries.push(entry);
+        self.index.insert(self.entries.id(at).to_owned(), at);
         self.leaf = Some(at);
     }
 }
 
-/// Whether appending `entry` ends a turn (the fsync point of [`FsyncPolicy::OnTurnEnd`]): an
+/// Whether appending `entry` ends a turn (the fsync point of [`crate::FsyncPolicy::OnTurnEnd`]): an
 /// assistant message that asks for no tools, or a compaction.
 fn ends_turn(entry: &SessionEntry) -> bool {
     match entry {

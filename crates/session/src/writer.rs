@@ -1,13 +1,24 @@
 //! The append side of a session file: creation, one-write appends, the torn-tail cut,
-//! rollback of a failed append, and fsync per policy.
+//! rollback of a failed append, fsync per policy, and the write lock held while writing.
+//!
+//! The lock is held for the writer's *writable lifetime*: taken at the first write (or before
+//! reading, for [`crate::Transcript::open_locked`]) and kept until the writer is closed or
+//! dropped, not taken per write. A transcript's memory — the leaf every new entry hangs
+//! from, the byte length the torn-tail cut relies on — is only true while nobody else
+//! writes; per-write locking would let another process append between two of our writes and
+//! our next entry would name a stale parent. Taking it at the first write rather than on open
+//! lets readers open a session without waiting or leaving lock files; the length check on
+//! the first write then refuses to write over anything appended since the file was read.
 
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::atomic::write_atomic;
 use crate::error::SessionError;
 use crate::fsync::FsyncPolicy;
+use crate::lock::WriteLock;
 
 /// Where the file stands.
 #[derive(Debug)]
@@ -34,15 +45,26 @@ pub(crate) struct Writer {
     path: PathBuf,
     fsync: FsyncPolicy,
     state: State,
+    /// The file's write lock, once taken; see the module comment.
+    lock: Option<WriteLock>,
+    /// How long taking the lock may wait.
+    lock_timeout: Duration,
 }
 
 impl Writer {
     /// A writer for a session not on disk yet.
-    pub(crate) fn unwritten(path: PathBuf, fsync: FsyncPolicy, deferred: bool) -> Self {
+    pub(crate) fn unwritten(
+        path: PathBuf,
+        fsync: FsyncPolicy,
+        lock_timeout: Duration,
+        deferred: bool,
+    ) -> Self {
         Writer {
             path,
             fsync,
             state: State::Unwritten { deferred },
+            lock: None,
+            lock_timeout,
         }
     }
 
@@ -50,6 +72,7 @@ impl Writer {
     pub(crate) fn existing(
         path: PathBuf,
         fsync: FsyncPolicy,
+        lock_timeout: Duration,
         keep_len: u64,
         seen_len: u64,
         needs_newline: bool,
@@ -63,12 +86,41 @@ impl Writer {
                 seen_len,
                 needs_newline,
             },
+            lock: None,
+            lock_timeout,
         }
+    }
+
+    /// Hands the writer a lock taken before the file was read.
+    pub(crate) fn with_lock(mut self, lock: Option<WriteLock>) -> Self {
+        self.lock = lock;
+        self
+    }
+
+    /// Whether this writer holds the file's write lock.
+    pub(crate) fn holds_lock(&self) -> bool {
+        self.lock.is_some()
+    }
+
+    /// Takes the write lock unless already held, waiting up to the timeout.
+    fn ensure_locked(&mut self) -> Result<(), SessionError> {
+        if self.lock.is_none() {
+            self.lock = Some(WriteLock::acquire(&self.path, self.lock_timeout)?);
+        }
+        Ok(())
     }
 
     /// Whether the file exists with a header written or read by this session.
     pub(crate) fn is_written(&self) -> bool {
         matches!(self.state, State::Open { .. })
+    }
+
+    /// Makes an unwritten file wait for the first assistant message, even if an empty file
+    /// exists at the path (a fork's target).
+    pub(crate) fn set_deferred(&mut self) {
+        if let State::Unwritten { deferred } = &mut self.state {
+            *deferred = true;
+        }
     }
 
     /// Whether creation waits for the first assistant message.
@@ -85,6 +137,7 @@ impl Writer {
     ///
     /// Refuses when the file has meanwhile appeared with content: that is someone else's.
     pub(crate) fn create(&mut self, content: &[u8]) -> Result<(), SessionError> {
+        self.ensure_locked()?;
         match std::fs::metadata(&self.path) {
             Ok(m) if m.len() > 0 => {
                 return Err(SessionError::ChangedOnDisk {
@@ -114,6 +167,9 @@ impl Writer {
     /// the previous length so no partial line stays behind. `turn_end` asks for an fsync under
     /// [`FsyncPolicy::OnTurnEnd`].
     pub(crate) fn append(&mut self, line: &[u8], turn_end: bool) -> Result<(), SessionError> {
+        if self.is_written() {
+            self.ensure_locked()?;
+        }
         let path = &self.path;
         let State::Open {
             file,
@@ -171,6 +227,50 @@ impl Writer {
             f.sync_data().map_err(|e| io("fsync", e))?;
         }
         Ok(())
+    }
+
+    /// Replaces the whole file with `content` (header first) through write-temp-then-rename,
+    /// under the lock.
+    ///
+    /// Refuses when the file no longer has the length it had when read or last written: it
+    /// holds lines this writer has not seen.
+    pub(crate) fn rewrite(&mut self, content: &[u8]) -> Result<(), SessionError> {
+        self.ensure_locked()?;
+        let path = &self.path;
+        let State::Open { seen_len, .. } = &self.state else {
+            return Err(SessionError::io(
+                path,
+                "rewrite",
+                std::io::Error::other("the session file has not been created yet"),
+            ));
+        };
+        let actual = std::fs::metadata(path)
+            .map_err(|e| SessionError::io(path, "stat", e))?
+            .len();
+        if actual != *seen_len {
+            return Err(SessionError::ChangedOnDisk {
+                path: path.clone(),
+                what: format!("{seen_len} bytes when read, {actual} now"),
+            });
+        }
+        write_atomic(path, content, self.fsync != FsyncPolicy::Never)
+            .map_err(|e| SessionError::io(path, "rewrite", e))?;
+        let len = content.len() as u64;
+        // The rename replaced the file: a descriptor opened before would append to the old one.
+        self.state = State::Open {
+            file: None,
+            len,
+            seen_len: len,
+            needs_newline: false,
+        };
+        Ok(())
+    }
+
+    /// Syncs per policy and releases the write lock, removing its file, reporting what fails.
+    pub(crate) fn close(&mut self) -> Result<(), SessionError> {
+        let synced = self.sync();
+        let released = self.lock.take().map_or(Ok(()), WriteLock::release);
+        synced.and(released)
     }
 
     /// Forces appended lines to stable storage (no-op before the first append or under

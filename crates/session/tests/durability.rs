@@ -197,12 +197,18 @@ fn a_new_session_is_written_at_its_first_assistant_message_all_at_once() {
     // From now on each entry is appended as it comes.
     t.append_message(user("more")).unwrap();
     assert_eq!(read(&path).lines().count(), 5);
-    // No temporary file is left next to it.
-    let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(names, [std::ffi::OsString::from("s.jsonl")]);
+    // No temporary file is left next to it; the lock file only while the transcript lives.
+    let names = || {
+        let mut names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(), ["s.jsonl", "s.jsonl.lock"]);
+    drop(t);
+    assert_eq!(names(), ["s.jsonl"]);
 }
 
 #[test]

@@ -23,6 +23,7 @@ pub fn options() -> SessionOptions {
         cwd: Some("/home/dev/proj".into()),
         session_id: Some("3f1c2a9e-7b4d-4e8a-9c1f-0a2b3c4d5e6f".into()),
         parent_session: None,
+        ..SessionOptions::default()
     }
 }
 

@@ -7,10 +7,12 @@
 mod chunker;
 mod classify;
 mod guard;
+mod history;
 mod session;
 mod subscribe;
 mod tags;
 mod thinking;
+mod truncate;
 mod wire;
 
 use super::kind::Kind;
@@ -26,6 +28,8 @@ pub const REGISTRY: &[(Kind, Runner)] = &[
     (Kind::Classify, classify::run),
     (Kind::Thinking, thinking::run),
     (Kind::Guard, guard::run),
+    (Kind::History, history::run),
+    (Kind::Truncate, truncate::run),
     (Kind::Subscribe, subscribe::run),
     (Kind::Session, session::run),
     (Kind::Wire, wire::run),

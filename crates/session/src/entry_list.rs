@@ -1,0 +1,182 @@
+//! The entries of an open transcript in file order, each typed when first needed.
+//!
+//! Every entry's id and parent id are known from the start: they make the tree, the index and
+//! the leaf. The [`SessionEntry`] of a `message` read from the file is built from its line only
+//! when something asks for it — the context rebuild asks for the leaf's path, nothing more —
+//! so opening a long session costs a scan of its lines, not the typing of every message in it
+//! (see [`crate::envelope`]). The file's bytes are kept for that while the transcript lives.
+//!
+//! [`EntryList::all`] still offers every entry as one slice: built (and kept) on first call,
+//! at the full typing cost, and from then on extended by every append.
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use clawloop_core::message::JsonObject;
+
+use crate::entry::SessionEntry;
+use crate::envelope::Item;
+
+/// One entry: what the tree needs, and the entry itself once typed.
+#[derive(Debug)]
+struct Slot {
+    id: Box<str>,
+    parent_id: Option<Box<str>>,
+    /// For a message not typed yet: whether its role is `assistant`.
+    assistant: bool,
+    /// The entry's line in [`EntryList::source`], for a message not typed yet.
+    line: Option<(usize, usize)>,
+    /// The typed entry; boxed, so an untyped slot stays small.
+    typed: OnceLock<Box<SessionEntry>>,
+}
+
+/// The entries of a transcript, in file order.
+#[derive(Debug, Default)]
+pub(crate) struct EntryList {
+    /// The file's content, where untyped messages are read from.
+    source: Vec<u8>,
+    slots: Vec<Slot>,
+    /// Every entry as one slice, once asked for (then kept up to date by [`EntryList::push`]).
+    all: OnceLock<Vec<SessionEntry>>,
+}
+
+impl EntryList {
+    /// The entries of a file whose content is `source`, from its scanned lines.
+    pub(crate) fn from_items(source: Vec<u8>, items: Vec<Item>) -> Self {
+        let slots = items
+            .into_iter()
+            .map(|item| match item {
+                Item::Typed(entry) => Slot::typed(entry),
+                Item::Message {
+                    id,
+                    parent_id,
+                    assistant,
+                    start,
+                    len,
+                } => Slot {
+                    id: id.into_boxed_str(),
+                    parent_id: parent_id.map(String::into_boxed_str),
+                    assistant,
+                    line: Some((start, len)),
+                    typed: OnceLock::new(),
+                },
+            })
+            .collect();
+        EntryList {
+            source,
+            slots,
+            all: OnceLock::new(),
+        }
+    }
+
+    /// How many entries there are.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The id of entry `at`.
+    pub(crate) fn id(&self, at: usize) -> &str {
+        &self.slots[at].id
+    }
+
+    /// The parent id of entry `at`.
+    pub(crate) fn parent_id(&self, at: usize) -> Option<&str> {
+        self.slots[at].parent_id.as_deref()
+    }
+
+    /// Entry `at`, typed now if it was not yet.
+    pub(crate) fn get(&self, at: usize) -> &SessionEntry {
+        if let Some(all) = self.all.get() {
+            return &all[at];
+        }
+        let slot = &self.slots[at];
+        slot.typed.get_or_init(|| Box::new(self.parse(slot)))
+    }
+
+    /// Entry `at` if it is typed already (every entry but a message read from the file and
+    /// not asked for yet).
+    pub(crate) fn peek(&self, at: usize) -> Option<&SessionEntry> {
+        match self.all.get() {
+            Some(all) => Some(&all[at]),
+            None => self.slots[at].typed.get().map(|b| &**b),
+        }
+    }
+
+    /// Whether entry `at` is an assistant message, typing it only if it may be one.
+    pub(crate) fn is_assistant_message(&self, at: usize) -> bool {
+        match self.peek(at) {
+            Some(entry) => entry.is_assistant_message(),
+            None => self.slots[at].assistant && self.get(at).is_assistant_message(),
+        }
+    }
+
+    /// Every entry, typing those not typed yet (once; kept from then on).
+    pub(crate) fn all(&self) -> &[SessionEntry] {
+        self.all.get_or_init(|| {
+            self.slots
+                .iter()
+                .map(|slot| match slot.typed.get() {
+                    Some(entry) => (**entry).clone(),
+                    None => self.parse(slot),
+                })
+                .collect()
+        })
+    }
+
+    /// Adds an entry at the end.
+    pub(crate) fn push(&mut self, entry: SessionEntry) {
+        match self.all.get_mut() {
+            Some(all) => {
+                // The slice holds it; the slot only needs what the tree needs.
+                self.slots.push(Slot {
+                    id: entry.id().into(),
+                    parent_id: entry.parent_id().map(Into::into),
+                    assistant: false,
+                    line: None,
+                    typed: OnceLock::new(),
+                });
+                all.push(entry);
+            }
+            None => self.slots.push(Slot::typed(Box::new(entry))),
+        }
+    }
+
+    /// Types the message in `slot`'s line.
+    fn parse(&self, slot: &Slot) -> SessionEntry {
+        let line = slot
+            .line
+            .and_then(|(start, len)| self.source.get(start..start + len))
+            .unwrap_or_default();
+        match serde_json::from_slice::<SessionEntry>(line) {
+            Ok(entry) => entry,
+            Err(e) => {
+                // Its envelope was fine (that is how it got here), its message is not one this
+                // version can read: kept, like an entry of an unknown type, out of the context.
+                tracing::warn!(id = %slot.id, error = %e, "session entry cannot be read; keeping it as an unknown entry");
+                let object = serde_json::from_slice::<JsonObject>(line).unwrap_or_else(|_| {
+                    let mut object = JsonObject::new();
+                    object.insert("id".into(), Value::from(&*slot.id));
+                    object.insert(
+                        "parentId".into(),
+                        slot.parent_id.as_deref().map_or(Value::Null, Value::from),
+                    );
+                    object
+                });
+                SessionEntry::Other(object)
+            }
+        }
+    }
+}
+
+impl Slot {
+    fn typed(entry: Box<SessionEntry>) -> Self {
+        Slot {
+            id: entry.id().into(),
+            parent_id: entry.parent_id().map(Into::into),
+            assistant: false,
+            line: None,
+            typed: OnceLock::from(entry),
+        }
+    }
+}

@@ -1,0 +1,472 @@
+//! The session store `sessions.json`: session key → the session that continues it
+//! (SPEC §2, §5; OpenClaw's session store).
+//!
+//! The file is one JSON object, `{"<sessionKey>": {"sessionId", "updatedAt", "sessionFile"?,
+//! "modelProvider"?, "model"?, token counters?, "compactionCount"?, …}}`, written as
+//! `JSON.stringify(store, null, 2)` writes it. Fields this crate does not know (OpenClaw keeps
+//! dozens: toggles, delivery context, snapshots) survive every update, and so do records that
+//! cannot be read as a [`SessionRecord`]; those are skipped when listing.
+//!
+//! Every change is a read-modify-write under the store's own [`WriteLock`]
+//! (`sessions.json.lock`), of the file as it is on disk, written through write-temp-then-rename:
+//! readers never need the lock and never see half a file. When a transcript's lock is needed
+//! too (deleting), it is taken first: transcript lock, then store lock, never the reverse, so
+//! a writer updating the store while holding its transcript cannot deadlock with a delete.
+
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use clawloop_core::clock::{Clock, SystemClock};
+use clawloop_core::message::JsonObject;
+
+use crate::atomic::write_atomic;
+use crate::error::SessionError;
+use crate::id::uuid_v4;
+use crate::layout::{STORE_FILE_NAME, TRANSCRIPT_EXTENSION, sessions_dir, transcript_path};
+use crate::lock::{DEFAULT_LOCK_TIMEOUT, WriteLock};
+use crate::options::SessionOptions;
+use crate::transcript::Transcript;
+
+/// One record of `sessions.json` (OpenClaw's `SessionEntry`, the fields this crate uses).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionRecord {
+    /// The session (transcript) currently continuing this key.
+    pub session_id: String,
+    /// Last activity, ms since the epoch.
+    #[serde(default)]
+    pub updated_at: u64,
+    /// The transcript's path; absent means `<sessionsDir>/<sessionId>.jsonl`, a relative path
+    /// is relative to the sessions directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_file: Option<String>,
+    /// Provider of the model last used (OpenClaw's name: `provider` there means the channel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_provider: Option<String>,
+    /// Model last used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Input tokens of the last run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    /// Output tokens of the last run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// Tokens in the context after the last run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<u64>,
+    /// The context window the session ran with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u64>,
+    /// Compactions completed for this key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compaction_count: Option<u64>,
+    /// Fields this crate does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl SessionRecord {
+    /// A record for `session_id` stored at `session_file`, updated at `updated_at` (ms).
+    pub fn new(
+        session_id: impl Into<String>,
+        session_file: Option<String>,
+        updated_at: u64,
+    ) -> Self {
+        SessionRecord {
+            session_id: session_id.into(),
+            updated_at,
+            session_file,
+            model_provider: None,
+            model: None,
+            input_tokens: None,
+            output_tokens: None,
+            total_tokens: None,
+            context_tokens: None,
+            compaction_count: None,
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// The transcript's path, resolved against the sessions directory `dir`.
+    pub fn transcript_path(&self, dir: &Path) -> PathBuf {
+        match &self.session_file {
+            Some(file) => dir.join(file),
+            None => dir.join(format!("{}.{TRANSCRIPT_EXTENSION}", self.session_id)),
+        }
+    }
+
+    /// This record pointing at another session: the same key's settings (unknown fields,
+    /// model) with the counters of a fresh start.
+    fn continued_by(&self, session_id: String, session_file: String, now: u64) -> Self {
+        SessionRecord {
+            model_provider: self.model_provider.clone(),
+            model: self.model.clone(),
+            extra: self.extra.clone(),
+            ..SessionRecord::new(session_id, Some(session_file), now)
+        }
+    }
+}
+
+/// A record with its key, as listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredSession {
+    /// The session key.
+    pub key: String,
+    /// Its record.
+    pub record: SessionRecord,
+}
+
+/// The sessions of one agent: a directory of transcripts and its `sessions.json`.
+#[derive(Clone)]
+pub struct SessionStore {
+    dir: PathBuf,
+    lock_timeout: Duration,
+    clock: Arc<dyn Clock>,
+}
+
+impl std::fmt::Debug for SessionStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionStore")
+            .field("dir", &self.dir)
+            .field("lock_timeout", &self.lock_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionStore {
+    /// The store of the sessions directory `dir` (created at the first write).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        SessionStore {
+            dir: dir.into(),
+            lock_timeout: DEFAULT_LOCK_TIMEOUT,
+            clock: Arc::new(SystemClock),
+        }
+    }
+
+    /// The store of `agent_id` under the clawloop `home` (`<home>/agents/<agentId>/sessions`).
+    pub fn for_agent(home: &Path, agent_id: &str) -> Result<Self, SessionError> {
+        Ok(Self::new(sessions_dir(home, agent_id)?))
+    }
+
+    /// How long an update waits for the store's (or a transcript's) lock.
+    pub fn with_lock_timeout(mut self, timeout: Duration) -> Self {
+        self.lock_timeout = timeout;
+        self
+    }
+
+    /// The clock that stamps `updatedAt`.
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The sessions directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// `<dir>/sessions.json`.
+    pub fn store_path(&self) -> PathBuf {
+        self.dir.join(STORE_FILE_NAME)
+    }
+
+    // --- reading --------------------------------------------------------------------------
+
+    /// Every readable record, most recently updated first (ties in file order). Records that
+    /// cannot be read are skipped with a warning, and kept in the file.
+    pub fn list(&self) -> Result<Vec<StoredSession>, SessionError> {
+        let mut sessions: Vec<StoredSession> = self
+            .read()?
+            .into_iter()
+            .filter_map(|(key, value)| match parse_record(&key, value) {
+                Ok(record) => Some(StoredSession { key, record }),
+                Err(e) => {
+                    tracing::warn!(store = %self.store_path().display(), error = %e, "skipping unusable session store entry");
+                    None
+                }
+            })
+            .collect();
+        sessions.sort_by_key(|s| std::cmp::Reverse(s.record.updated_at));
+        Ok(sessions)
+    }
+
+    /// The record of `key`; an error if it exists but cannot be read.
+    pub fn find_by_key(&self, key: &str) -> Result<Option<SessionRecord>, SessionError> {
+        self.read()?
+            .shift_remove(key)
+            .map(|value| parse_record(key, value))
+            .transpose()
+    }
+
+    /// The session whose id starts with `prefix` (an exact id always matches itself). When
+    /// several keys lead to that session, the most recently updated one. `None` when nothing
+    /// (or an empty prefix) matches; [`SessionError::AmbiguousSessionId`] when several
+    /// sessions do.
+    pub fn find_by_id_prefix(&self, prefix: &str) -> Result<Option<StoredSession>, SessionError> {
+        if prefix.is_empty() {
+            return Ok(None);
+        }
+        let sessions = self.list()?;
+        let exact = sessions.iter().any(|s| s.record.session_id == prefix);
+        let mut matching = sessions.into_iter().filter(|s| {
+            if exact {
+                s.record.session_id == prefix
+            } else {
+                s.record.session_id.starts_with(prefix)
+            }
+        });
+        let Some(first) = matching.next() else {
+            return Ok(None);
+        };
+        let mut others: Vec<String> = matching
+            .map(|s| s.record.session_id)
+            .filter(|id| *id != first.record.session_id)
+            .collect();
+        if others.is_empty() {
+            return Ok(Some(first));
+        }
+        others.push(first.record.session_id);
+        others.sort();
+        others.dedup();
+        Err(SessionError::AmbiguousSessionId {
+            prefix: prefix.to_owned(),
+            matches: others,
+        })
+    }
+
+    // --- writing --------------------------------------------------------------------------
+
+    /// Stores `record` under `key`, replacing any record there.
+    pub fn set(&self, key: &str, record: SessionRecord) -> Result<(), SessionError> {
+        self.modify(|map| {
+            map.insert(key.to_owned(), to_value(&record)?);
+            Ok(())
+        })
+    }
+
+    /// Changes the record of `key` in place (under the lock, on the file's current content)
+    /// and returns it as stored. `updatedAt` is left to `change`.
+    pub fn update(
+        &self,
+        key: &str,
+        change: impl FnOnce(&mut SessionRecord),
+    ) -> Result<SessionRecord, SessionError> {
+        self.modify(|map| {
+            let value = map
+                .get(key)
+                .cloned()
+                .ok_or_else(|| SessionError::UnknownSessionKey(key.to_owned()))?;
+            let mut record = parse_record(key, value)?;
+            change(&mut record);
+            map.insert(key.to_owned(), to_value(&record)?);
+            Ok(record)
+        })
+    }
+
+    /// Starts a new session for `key`, as `/new` does: a new transcript `<dir>/<id>.jsonl`
+    /// (nothing on disk until its first assistant message, as pi) and the key's record
+    /// pointing at it, keeping the key's settings (unknown fields, model) and resetting its
+    /// counters. The previous transcript is kept. The id is `options.session_id` or a new
+    /// UUID.
+    pub fn new_session_for_key(
+        &self,
+        key: &str,
+        mut options: SessionOptions,
+    ) -> Result<Transcript, SessionError> {
+        let (id, path) = self.new_transcript_path(options.session_id.take())?;
+        options.session_id = Some(id.clone());
+        let transcript = Transcript::open(&path, options)?;
+        self.point_key_at(key, None, id, &path)?;
+        Ok(transcript)
+    }
+
+    /// Forks the session of `source_key` at `leaf_id` (default: its leaf) into a new session
+    /// stored under `new_key` (which may be `source_key` itself): see [`Transcript::fork`].
+    /// The new record takes the source record's settings and fresh counters.
+    pub fn fork(
+        &self,
+        source_key: &str,
+        leaf_id: Option<&str>,
+        new_key: &str,
+        mut options: SessionOptions,
+    ) -> Result<Transcript, SessionError> {
+        let source_record = self
+            .find_by_key(source_key)?
+            .ok_or_else(|| SessionError::UnknownSessionKey(source_key.to_owned()))?;
+        let source = Transcript::open(source_record.transcript_path(&self.dir), options.clone())?;
+        let (id, path) = self.new_transcript_path(options.session_id.take())?;
+        options.session_id = Some(id.clone());
+        let forked = source.fork(leaf_id, &path, options)?;
+        self.point_key_at(new_key, Some(&source_record), id, &path)?;
+        Ok(forked)
+    }
+
+    /// Deletes the session of `key`: its record, and its transcript file unless another key
+    /// still leads to it. Returns the record, `None` if there was none.
+    ///
+    /// Waits for a writer of the transcript to finish (its lock). Only a `.jsonl` file inside
+    /// the sessions directory is ever deleted: a `sessionFile` pointing elsewhere is someone
+    /// else's file, left in place with a warning.
+    pub fn delete(&self, key: &str) -> Result<Option<SessionRecord>, SessionError> {
+        let Some(record) = self.find_by_key(key)? else {
+            return Ok(None);
+        };
+        let path = record.transcript_path(&self.dir);
+        let owned = self.is_own_transcript(&path);
+        // Transcript lock first (module comment), so no writer appends to a file being deleted.
+        let transcript_lock = if owned {
+            Some(WriteLock::acquire(&path, self.lock_timeout)?)
+        } else {
+            tracing::warn!(file = %path.display(), "session file is outside the sessions directory; not deleting it");
+            None
+        };
+        let removed = self.modify(|map| {
+            let Some(value) = map.shift_remove(key) else {
+                return Ok(None);
+            };
+            let record = parse_record(key, value)?;
+            if record.transcript_path(&self.dir) != path {
+                // `/new` or a fork re-pointed the key while we waited for the transcript.
+                return Err(SessionError::ChangedOnDisk {
+                    path: self.store_path(),
+                    what: format!("session key {key:?} moved to another session meanwhile"),
+                });
+            }
+            let still_used = map.iter().any(|(_, other)| {
+                SessionRecord::deserialize(other)
+                    .is_ok_and(|r| r.transcript_path(&self.dir) == path)
+            });
+            Ok(Some((record, still_used)))
+        })?;
+        let Some((record, still_used)) = removed else {
+            return Ok(None);
+        };
+        if let Some(lock) = transcript_lock {
+            if !still_used {
+                match std::fs::remove_file(&path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == ErrorKind::NotFound => {}
+                    Err(e) => return Err(SessionError::io(&path, "delete", e)),
+                }
+            }
+            // Removes the lock file too; a failure to do so is logged, the delete is done.
+            drop(lock);
+        }
+        Ok(Some(record))
+    }
+
+    // --- internals ------------------------------------------------------------------------
+
+    /// The store as on disk; empty when missing or blank. Anything but a JSON object is
+    /// refused.
+    fn read(&self) -> Result<JsonObject, SessionError> {
+        let path = self.store_path();
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(JsonObject::new()),
+            Err(e) => return Err(SessionError::io(&path, "read", e)),
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(JsonObject::new());
+        }
+        let invalid = |reason: String| SessionError::InvalidStore {
+            path: path.clone(),
+            reason,
+        };
+        match serde_json::from_slice::<Value>(&bytes) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(_) => Err(invalid("it is not a JSON object".to_owned())),
+            Err(e) => Err(invalid(format!("not JSON: {e}"))),
+        }
+    }
+
+    /// Read-modify-write under the store lock; the file is rewritten only if `change` succeeds.
+    fn modify<R>(
+        &self,
+        change: impl FnOnce(&mut JsonObject) -> Result<R, SessionError>,
+    ) -> Result<R, SessionError> {
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| SessionError::io(&self.dir, "create sessions directory", e))?;
+        let path = self.store_path();
+        let lock = WriteLock::acquire(&path, self.lock_timeout)?;
+        let mut map = self.read()?;
+        let result = change(&mut map)?;
+        // `JSON.stringify(store, null, 2)`: two-space indent, no final newline.
+        let bytes = serde_json::to_vec_pretty(&map)?;
+        write_atomic(&path, &bytes, true).map_err(|e| SessionError::io(&path, "write", e))?;
+        // The update is done; failing to remove the lock file is only logged (by drop).
+        drop(lock);
+        Ok(result)
+    }
+
+    /// A fresh session id (or the requested one) and its transcript path, which must be free.
+    fn new_transcript_path(
+        &self,
+        requested: Option<String>,
+    ) -> Result<(String, PathBuf), SessionError> {
+        let id = requested.unwrap_or_else(uuid_v4);
+        let path = transcript_path(&self.dir, &id)?;
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| SessionError::io(&self.dir, "create sessions directory", e))?;
+        if path.exists() {
+            return Err(SessionError::InvalidName {
+                what: "session id",
+                value: id,
+                reason: "a session with this id exists already",
+            });
+        }
+        Ok((id, path))
+    }
+
+    /// Points `key` at the session `id` in `path`, keeping the settings of `base` (default:
+    /// the key's current record, if readable).
+    fn point_key_at(
+        &self,
+        key: &str,
+        base: Option<&SessionRecord>,
+        id: String,
+        path: &Path,
+    ) -> Result<(), SessionError> {
+        let file = std::path::absolute(path)
+            .unwrap_or_else(|_| path.to_owned())
+            .to_string_lossy()
+            .into_owned();
+        let now = self.clock.now_ms();
+        self.modify(|map| {
+            let current = map
+                .get(key)
+                .and_then(|v| SessionRecord::deserialize(v).ok());
+            let record = match base.or(current.as_ref()) {
+                Some(base) => base.continued_by(id, file, now),
+                None => SessionRecord::new(id, Some(file), now),
+            };
+            map.insert(key.to_owned(), to_value(&record)?);
+            Ok(())
+        })
+    }
+
+    /// Whether `path` is a transcript inside this store's directory (so deleting it is ours
+    /// to do).
+    fn is_own_transcript(&self, path: &Path) -> bool {
+        let is_jsonl = path.extension().is_some_and(|e| e == TRANSCRIPT_EXTENSION);
+        let parent = path.parent().and_then(|p| p.canonicalize().ok());
+        is_jsonl && parent.is_some() && parent == self.dir.canonicalize().ok()
+    }
+}
+
+fn parse_record(key: &str, value: Value) -> Result<SessionRecord, SessionError> {
+    serde_json::from_value(value).map_err(|e| SessionError::InvalidStoreEntry {
+        key: key.to_owned(),
+        reason: e.to_string(),
+    })
+}
+
+fn to_value(record: &SessionRecord) -> Result<Value, SessionError> {
+    Ok(serde_json::to_value(record)?)
+}
