@@ -15,6 +15,9 @@ commands:
       run conformance scenarios (default dirs: ../shared/conformance/scenarios and conformance/)
   ci  run fmt --check, clippy -D warnings, the workspace tests and conformance over the
       implemented kinds, stopping at the first failure
+  bench [NAME]
+      run `cargo bench` for benchmark group NAME (e.g. subscribe; an unknown name lists
+      them), or for every group
   help
       print this text";
 
@@ -25,6 +28,9 @@ pub enum Command {
     Conformance(Options),
     /// `ci`
     Ci,
+    /// `bench [NAME]`: one benchmark group, or all of them for `None`. The name is checked
+    /// against the groups when the command runs.
+    Bench(Option<String>),
     /// `help`, `-h`, `--help`
     Help,
 }
@@ -56,12 +62,25 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             Some(a) => usage_error(format!("ci takes no arguments, got {a:?}")),
         },
         "conformance" => parse_conformance(rest),
+        "bench" => parse_bench(rest),
         other => usage_error(format!("unknown command {other:?}")),
     }
 }
 
 fn is_help(arg: &str) -> bool {
     matches!(arg, "-h" | "--help")
+}
+
+fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
+    match args {
+        [] => Ok(Command::Bench(None)),
+        [a, ..] if is_help(a) => Ok(Command::Help),
+        [name] if name.starts_with('-') => {
+            usage_error(format!("unknown argument {name:?} for bench"))
+        }
+        [name] => Ok(Command::Bench(Some(name.clone()))),
+        [_, extra, ..] => usage_error(format!("bench takes one group name, got {extra:?} too")),
+    }
 }
 
 fn parse_conformance(args: &[String]) -> Result<Command, UsageError> {
@@ -178,6 +197,8 @@ mod tests {
             &["conformance", "--json=1"],
             &["conformance", "--filter", "a", "--filter", "b"],
             &["ci", "extra"],
+            &["bench", "subscribe", "session"],
+            &["bench", "--quick"],
             &["frobnicate"],
             &[],
         ] {
@@ -193,6 +214,12 @@ mod tests {
     #[test]
     fn other_commands() {
         assert_eq!(parse(&args(&["ci"])).unwrap(), Command::Ci);
+        assert_eq!(parse(&args(&["bench"])).unwrap(), Command::Bench(None));
+        assert_eq!(
+            parse(&args(&["bench", "subscribe"])).unwrap(),
+            Command::Bench(Some("subscribe".to_owned()))
+        );
+        assert_eq!(parse(&args(&["bench", "-h"])).unwrap(), Command::Help);
         assert_eq!(parse(&args(&["help"])).unwrap(), Command::Help);
         assert_eq!(parse(&args(&["--help"])).unwrap(), Command::Help);
         assert_eq!(parse(&args(&["conformance", "-h"])).unwrap(), Command::Help);

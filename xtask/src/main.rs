@@ -2,7 +2,8 @@
 //!
 //! * `cargo xtask conformance` runs the FORMAT.md scenario files against the real crates;
 //! * `cargo xtask ci` runs formatting, lints, tests and conformance, stopping at the first
-//!   failure.
+//!   failure;
+//! * `cargo xtask bench [NAME]` runs the criterion benchmarks of one group, or of all.
 //!
 //! Exit status: 0 success, 1 failures, 2 usage errors or unparseable scenario files.
 
@@ -11,6 +12,8 @@ use std::process::ExitCode;
 
 use xtask::cli::{self, Command, USAGE};
 use xtask::{ci, conformance};
+
+mod bench;
 
 fn main() -> ExitCode {
     // Lossy: a non-UTF-8 argument becomes a usage error instead of a panic.
@@ -24,6 +27,13 @@ fn main() -> ExitCode {
             2
         }
         Ok(Command::Ci) => ci::run(),
+        Ok(Command::Bench(name)) => match bench::packages(name.as_deref()) {
+            Ok(packages) => bench::run(&packages),
+            Err(err) => {
+                eprintln!("xtask: {err}\n\n{USAGE}");
+                2
+            }
+        },
         Ok(Command::Conformance(opts)) => match conformance::run(&opts, io::stdout().lock()) {
             Ok(exit) => exit as u8,
             // `… | head` closing the pipe is not worth a message; the status still says so.

@@ -13,7 +13,9 @@
 //!
 //! All lengths and indices are in `char`s (Unicode scalar values).
 
-use crate::fences::{FenceSpan, fence_index_at, is_safe_fence_break, parse_fence_spans_chars};
+use crate::fences::{
+    FenceSpan, fence_index_at, is_safe_fence_break, match_fence_line, parse_fence_spans_chars,
+};
 use clawloop_core::js_text::{is_js_blank, is_js_whitespace};
 
 /// Which break the chunker looks for first (reference §19 `breakPreference`).
@@ -99,6 +101,37 @@ pub struct BlockChunker {
     /// How many chars at the start of `buffer` are a reopened fence line added by the chunker
     /// (not text that was pushed). Only bookkeeping for [`Emitted`].
     synthetic_prefix_chars: usize,
+    /// Set while a non-forced drain is known to emit nothing (see [`FenceStall`]).
+    fence_stall: Option<FenceStall>,
+}
+
+/// A non-forced drain emitted nothing because the buffer ends inside a code fence whose
+/// complete opening line starts before `min_chars`. Every break candidate at or past
+/// `min_chars` then lies inside that fence, so until the buffer reaches `max_chars` or a line
+/// closes the fence, every further non-forced drain emits nothing too. Remembering it makes
+/// those drains O(1) instead of decoding and parsing the whole buffer again per delta, which
+/// dominated streaming a long code block in small deltas.
+#[derive(Debug, Clone, Copy)]
+struct FenceStall {
+    marker_char: char,
+    marker_len: usize,
+    /// Byte offset in `buffer` of its last line, the only one not yet known not to close the
+    /// fence.
+    line_start: usize,
+}
+
+impl FenceStall {
+    /// `true` when `line` (without its `\n`) closes the fence, as [`parse_fence_spans_chars`]
+    /// would decide it.
+    fn is_closed_by(&self, line: &str) -> bool {
+        // Cheap reject first: nearly every line inside a fence is code, not a marker run.
+        if !line.trim_start_matches(' ').starts_with(self.marker_char) {
+            return false;
+        }
+        let chars: Vec<char> = line.chars().collect();
+        match_fence_line(&chars)
+            .is_some_and(|f| f.marker_char == self.marker_char && f.marker_len >= self.marker_len)
+    }
 }
 
 /// A chunk together with how much of it the chunker added around the pushed text.
@@ -145,6 +178,7 @@ impl BlockChunker {
             buffer: String::new(),
             buffer_chars: 0,
             synthetic_prefix_chars: 0,
+            fence_stall: None,
         }
     }
 
@@ -155,8 +189,21 @@ impl BlockChunker {
 
     /// Appends streamed text to the buffer.
     pub fn push(&mut self, text: &str) {
+        let old_len = self.buffer.len();
         self.buffer.push_str(text);
         self.buffer_chars += text.chars().count();
+        if let Some(stall) = self.fence_stall.as_mut() {
+            // Only the lines this text completes can close the fence; the last, incomplete
+            // line is checked by the next drain.
+            for (at, _) in text.match_indices('\n') {
+                let line_end = old_len + at;
+                if stall.is_closed_by(&self.buffer[stall.line_start..line_end]) {
+                    self.fence_stall = None;
+                    return;
+                }
+                stall.line_start = line_end + 1;
+            }
+        }
     }
 
     /// The text buffered and not yet emitted.
@@ -174,6 +221,7 @@ impl BlockChunker {
         self.buffer.clear();
         self.buffer_chars = 0;
         self.synthetic_prefix_chars = 0;
+        self.fence_stall = None;
     }
 
     /// [`drain`](Self::drain) collecting the chunks into a vector.
@@ -200,6 +248,14 @@ impl BlockChunker {
         if !force && self.buffer_chars < min {
             return;
         }
+        if !force
+            && self.buffer_chars < max
+            && let Some(stall) = &self.fence_stall
+            && !stall.is_closed_by(&self.buffer[stall.line_start..])
+        {
+            return;
+        }
+        self.fence_stall = None;
         if force && self.buffer_chars <= max {
             if !is_js_blank(self.buffer.chars()) {
                 emit(Emitted {
@@ -214,7 +270,11 @@ impl BlockChunker {
 
         // One decoded copy and one fence parse per drain; the loop below works on indices so
         // a long forced drain stays linear instead of re-slicing the rest at every chunk.
-        let source: Vec<char> = self.buffer.chars().collect();
+        // Filled through a zip rather than pushed one by one: decoding is a hot loop here.
+        let mut source = vec!['\0'; self.buffer_chars];
+        for (slot, c) in source.iter_mut().zip(self.buffer.chars()) {
+            *slot = c;
+        }
         let mut spans = parse_fence_spans_chars(&source);
         if !force {
             // clawloop (SPEC §6, "never splitting inside a code fence"): while text is still
@@ -225,6 +285,9 @@ impl BlockChunker {
                 last.end = source.len() + 1;
             }
         }
+        // Chunks are copied from `buffer` as bytes rather than re-encoded char by char.
+        let mut bytes = ByteOffsets::new(&source);
+        let text = self.buffer.as_str();
         let carried = self.synthetic_prefix_chars;
         let synthetic_before = |start: usize, end: usize| carried.min(end).saturating_sub(start);
         let mut start = 0usize;
@@ -245,7 +308,7 @@ impl BlockChunker {
                     find_next_paragraph_break(&source, &spans, start, min, limit)
                 {
                     let mut chunk = prefix.clone().unwrap_or_default();
-                    chunk.extend(&source[start..index]);
+                    chunk.push_str(&text[bytes.range(start, index)]);
                     if !is_js_blank(chunk.chars()) {
                         emit(Emitted {
                             text: chunk,
@@ -270,7 +333,7 @@ impl BlockChunker {
             if result.index == 0 {
                 if force {
                     let mut chunk = prefix.unwrap_or_default();
-                    chunk.extend(&source[start..]);
+                    chunk.push_str(&text[bytes.range(start, source.len())]);
                     emit(Emitted {
                         text: chunk,
                         synthetic_prefix: prefix_len + synthetic_before(start, source.len()),
@@ -285,7 +348,7 @@ impl BlockChunker {
             let absolute = start + result.index;
             let synthetic_prefix = prefix_len + synthetic_before(start, absolute);
             let mut chunk = prefix.unwrap_or_default();
-            chunk.extend(&source[start..absolute]);
+            chunk.push_str(&text[bytes.range(start, absolute)]);
             if is_js_blank(chunk.chars()) {
                 start = skip_newlines(&source, absolute);
                 reopen = None;
@@ -331,20 +394,27 @@ impl BlockChunker {
             }
         }
 
-        let mut rest = String::new();
-        match reopen {
+        let (mut rest, from) = match reopen {
             Some(i) => {
                 let prefix = reopen_prefix(&spans[i]);
                 self.synthetic_prefix_chars = prefix.chars().count();
-                rest.push_str(&prefix);
-                rest.extend(&source[start.min(source.len())..]);
+                (prefix, start.min(source.len()))
             }
             None => {
                 let from = skip_newlines(&source, start);
+                if from == 0 {
+                    // Nothing was emitted or skipped: the buffer stays as it is.
+                    if !force {
+                        self.fence_stall = fence_stall(&source, &spans, min, max, &self.buffer);
+                    }
+                    return;
+                }
                 self.synthetic_prefix_chars = carried.saturating_sub(from);
-                rest.extend(&source[from..]);
+                (String::new(), from)
             }
-        }
+        };
+        let tail = bytes.range(from, source.len());
+        rest.push_str(&self.buffer[tail]);
         self.buffer_chars = rest.chars().count();
         self.buffer = rest;
     }
@@ -499,6 +569,67 @@ impl BlockChunker {
             fence_split: Some(fence_index),
         }
     }
+}
+
+/// Byte offsets in a text of char indices into its decoded `source`, for indices asked in
+/// (mostly) increasing order, as a drain does: each call costs the distance from the last.
+struct ByteOffsets<'a> {
+    source: &'a [char],
+    char_index: usize,
+    byte_index: usize,
+}
+
+impl<'a> ByteOffsets<'a> {
+    fn new(source: &'a [char]) -> Self {
+        Self {
+            source,
+            char_index: 0,
+            byte_index: 0,
+        }
+    }
+
+    /// The byte offset of char index `index` (at most `source.len()`).
+    fn at(&mut self, index: usize) -> usize {
+        if index < self.char_index {
+            self.char_index = 0;
+            self.byte_index = 0;
+        }
+        let index = index.min(self.source.len());
+        self.byte_index += self.source[self.char_index..index]
+            .iter()
+            .map(|c| c.len_utf8())
+            .sum::<usize>();
+        self.char_index = index;
+        self.byte_index
+    }
+
+    /// The byte range of the chars `start..end`.
+    fn range(&mut self, start: usize, end: usize) -> std::ops::Range<usize> {
+        let start = self.at(start);
+        start..self.at(end)
+    }
+}
+
+/// The [`FenceStall`] of a buffer that a non-forced drain left untouched, if it has one.
+/// `spans` are the drain's spans, the last one extended past the end of `source`.
+fn fence_stall(
+    source: &[char],
+    spans: &[FenceSpan],
+    min: usize,
+    max: usize,
+    buffer: &str,
+) -> Option<FenceStall> {
+    let last = spans.last().filter(|s| !s.is_closed() && s.start < min)?;
+    // The opening line must be complete: text appended to it could still unmake the fence.
+    let open_line_complete = last.start + last.open_line.chars().count() < source.len();
+    if source.len() >= max || !open_line_complete {
+        return None;
+    }
+    Some(FenceStall {
+        marker_char: last.marker.chars().next()?,
+        marker_len: last.marker.chars().count(),
+        line_start: buffer.rfind('\n').map_or(0, |p| p + 1),
+    })
 }
 
 /// `true` when a fence span starts exactly at `index`.
@@ -853,6 +984,28 @@ mod tests {
         // The fence moves whole to the next chunk (a cut at max would keep only its open line).
         assert_eq!(c.drain_to_vec(false), vec!["lorem lorem\n"]);
         assert_eq!(c.drain_to_vec(true), vec!["```\nlorem\n```"]);
+    }
+
+    #[test]
+    fn open_fence_stalls_cheaply_until_a_line_closes_it() {
+        let mut c = chunker(10, 80, BreakPreference::Paragraph, false);
+        c.push("```py\nline one\nline two\n");
+        assert!(c.drain_to_vec(false).is_empty());
+        assert!(c.fence_stall.is_some(), "the fence opened before min_chars");
+        // A shorter run or another marker does not close it; the closing line may arrive in
+        // pieces and close it before its newline.
+        c.push("``\n~~~\n`");
+        assert!(c.drain_to_vec(false).is_empty());
+        assert!(c.fence_stall.is_some());
+        c.push("``");
+        assert_eq!(c.drain_to_vec(false), Vec::<String>::new());
+        c.push("\n\nAfter the fence.");
+        assert_eq!(
+            c.drain_to_vec(false),
+            vec!["```py\nline one\nline two\n``\n~~~\n```"]
+        );
+        assert!(c.fence_stall.is_none());
+        assert_eq!(c.buffer(), "After the fence.");
     }
 
     #[test]

@@ -35,24 +35,29 @@ static EMOJI: LazyLock<Option<Regex>> = LazyLock::new(|| {
 pub fn normalize_text_for_comparison(text: &str) -> String {
     let lowered = text.to_lowercase();
     let without_emoji = match EMOJI.as_ref() {
-        Some(re) => re.replace_all(&lowered, ""),
-        None => lowered.as_str().into(),
+        // The regex scan is most of the cost, and most texts hold no char it can match.
+        Some(re) if lowered.chars().any(may_be_emoji) => re.replace_all(&lowered, ""),
+        _ => lowered.as_str().into(),
     };
+    // Words copied whole, one space between them: whitespace runs collapse and both ends are
+    // trimmed, without pushing char by char.
     let mut out = String::with_capacity(without_emoji.len());
-    let mut pending_space = false;
-    for c in without_emoji.chars() {
-        if is_js_whitespace(c) {
-            pending_space = true;
-            continue;
-        }
-        // A run of whitespace becomes one space, except at the start (trimmed).
-        if pending_space && !out.is_empty() {
+    for word in without_emoji
+        .split(is_js_whitespace)
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
             out.push(' ');
         }
-        pending_space = false;
-        out.push(c);
+        out.push_str(word);
     }
     out
+}
+
+/// `false` for chars [`EMOJI`] never matches: below U+203C only `©` and `®` are emoji (the
+/// test `emoji_prefilter_misses_nothing_below_u203c` checks this against the regex tables).
+fn may_be_emoji(c: char) -> bool {
+    c >= '\u{203C}' || c == '\u{A9}' || c == '\u{AE}'
 }
 
 /// `true` when `normalized` (already normalized) duplicates one of `sent_normalized`.
@@ -97,6 +102,20 @@ mod tests {
             .map(|(input, out)| (*input, (*out).to_owned()))
             .collect();
         assert_eq!(actual, expected);
+    }
+
+    #[test]
+    fn emoji_prefilter_misses_nothing_below_u203c() {
+        let Some(re) = EMOJI.as_ref() else {
+            panic!("the emoji pattern compiles");
+        };
+        for c in ('\0'..'\u{203C}').filter(|&c| !may_be_emoji(c)) {
+            assert!(
+                !re.is_match(c.encode_utf8(&mut [0u8; 4])),
+                "{c:?} is an emoji"
+            );
+        }
+        assert_eq!(normalize_text_for_comparison("© ‼ Naïve 🎉 ®"), "naïve");
     }
 
     #[test]

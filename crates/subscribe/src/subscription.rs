@@ -150,7 +150,17 @@ pub fn format_reasoning_message(text: &str) -> String {
 /// The key under which a delivered block is remembered, so that final payloads repeating it
 /// can be dropped (OpenClaw `createBlockReplyPayloadKey`): JSON of the trimmed text and media.
 pub fn block_reply_payload_key(text: &str, media_urls: &[String]) -> String {
-    serde_json::json!({ "text": js_trim(text), "mediaList": media_urls }).to_string()
+    // The bytes of `json!({ "text": …, "mediaList": … }).to_string()`, serialized from the
+    // borrowed text: building the `Value` copied every block once more and formatting it went
+    // through `fmt`, a visible cost per streamed byte.
+    match (
+        serde_json::to_string(js_trim(text)),
+        serde_json::to_string(media_urls),
+    ) {
+        (Ok(text), Ok(media)) => format!("{{\"text\":{text},\"mediaList\":{media}}}"),
+        // Serializing strings cannot fail; the `Value` form stays as the fallback.
+        _ => serde_json::json!({ "text": js_trim(text), "mediaList": media_urls }).to_string(),
+    }
 }
 
 fn js_trim(s: &str) -> &str {
@@ -159,6 +169,79 @@ fn js_trim(s: &str) -> &str {
 
 fn js_trim_end(s: &str) -> &str {
     s.trim_end_matches(is_js_whitespace)
+}
+
+/// `true` when [`normalize_text_for_comparison`] certainly gives different results for `a` and
+/// `b`, judged without allocating from the normalized forms of their ASCII beginnings. `false`
+/// means "equal or undecided".
+fn normalized_ascii_prefixes_differ(a: &str, b: &str) -> bool {
+    let (mut a, mut b) = (AsciiNormalized::new(a), AsciiNormalized::new(b));
+    loop {
+        match (a.next(), b.next()) {
+            (Normalized::Byte(x), Normalized::Byte(y)) if x == y => {}
+            (Normalized::End, Normalized::End) => return false,
+            (Normalized::Unknown, _) | (_, Normalized::Unknown) => return false,
+            // Different bytes, or one form ends where the other goes on.
+            _ => return true,
+        }
+    }
+}
+
+/// One step of [`AsciiNormalized`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Normalized {
+    /// The next byte of the normalized form.
+    Byte(u8),
+    /// The normalized form ends here.
+    End,
+    /// A non-ASCII char: it may be whitespace, an emoji or change when lowercased, so the
+    /// normalized form is not known from here on.
+    Unknown,
+}
+
+/// The normalized form ([`normalize_text_for_comparison`]) of a text's ASCII beginning, byte by
+/// byte: ASCII lowercases on its own and is never an emoji, and a whitespace run becomes one
+/// space between words.
+struct AsciiNormalized<'a> {
+    rest: &'a [u8],
+    started: bool,
+    /// The byte that follows a space already returned.
+    held: Option<u8>,
+}
+
+impl<'a> AsciiNormalized<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            rest: text.as_bytes(),
+            started: false,
+            held: None,
+        }
+    }
+
+    fn next(&mut self) -> Normalized {
+        if let Some(byte) = self.held.take() {
+            return Normalized::Byte(byte);
+        }
+        let mut spaced = false;
+        while let Some((&byte, rest)) = self.rest.split_first() {
+            if !byte.is_ascii() {
+                return Normalized::Unknown;
+            }
+            self.rest = rest;
+            if is_js_whitespace(char::from(byte)) {
+                spaced = true;
+                continue;
+            }
+            let byte = byte.to_ascii_lowercase();
+            if spaced && self.started {
+                self.held = Some(byte);
+                return Normalized::Byte(b' ');
+            }
+            self.started = true;
+            return Normalized::Byte(byte);
+        }
+        Normalized::End
+    }
 }
 
 /// Which reasoning source the last streamed update came from, so lengths are compared within
@@ -203,8 +286,9 @@ pub struct Subscription<S: SubscriptionSink> {
     reasoning_stream_open: bool,
     assistant_message_index: u32,
     last_assistant_text_message_index: Option<u32>,
+    /// The last assistant text, trimmed at the end. Its normalized form
+    /// ([`normalize_text_for_comparison`]) is computed only when a comparison needs it.
     last_assistant_text_trimmed: Option<String>,
-    last_assistant_text_normalized: Option<String>,
     assistant_text_baseline: usize,
     suppress_block_chunks: bool,
     last_reasoning_sent: Option<String>,
@@ -265,7 +349,6 @@ impl<S: SubscriptionSink> Subscription<S> {
             assistant_message_index: 0,
             last_assistant_text_message_index: None,
             last_assistant_text_trimmed: None,
-            last_assistant_text_normalized: None,
             assistant_text_baseline: 0,
             suppress_block_chunks: false,
             last_reasoning_sent: None,
@@ -492,7 +575,6 @@ impl<S: SubscriptionSink> Subscription<S> {
         self.assistant_message_index = self.assistant_message_index.saturating_add(1);
         self.last_assistant_text_message_index = None;
         self.last_assistant_text_trimmed = None;
-        self.last_assistant_text_normalized = None;
         self.assistant_text_baseline = baseline;
     }
 
@@ -567,14 +649,13 @@ impl<S: SubscriptionSink> Subscription<S> {
                 }
             }
         };
-        let chunk = chunk.to_owned();
         if !chunk.is_empty() {
-            self.delta_buffer.push_str(&chunk);
+            self.delta_buffer.push_str(chunk);
             match self.chunker.as_mut() {
-                Some(chunker) => chunker.push(&chunk),
-                None => self.block_buffer.push_str(&chunk),
+                Some(chunker) => chunker.push(chunk),
+                None => self.block_buffer.push_str(chunk),
             }
-            self.push_visible(&chunk);
+            self.push_visible(chunk);
         }
         if self.options.reasoning_mode == ReasoningMode::Stream {
             self.stream_tagged_reasoning();
@@ -599,9 +680,9 @@ impl<S: SubscriptionSink> Subscription<S> {
     /// partial reply.
     fn push_visible(&mut self, chunk: &str) {
         let was_thinking = self.visible_filter.in_thinking();
-        let shown = self.visible_filter.push(chunk);
         let base = self.visible_raw.len();
-        self.visible_raw.push_str(&shown);
+        self.visible_filter.push_into(chunk, &mut self.visible_raw);
+        let shown = &self.visible_raw[base..];
         // Only the new text is scanned for the trim bounds, keeping the cost per delta.
         if let Some(offset) = shown.find(|c: char| !is_js_whitespace(c)) {
             if self.visible_start.is_none() {
@@ -686,21 +767,28 @@ impl<S: SubscriptionSink> Subscription<S> {
     fn remember_assistant_text(&mut self, text: &str) {
         self.last_assistant_text_message_index = Some(self.assistant_message_index);
         self.last_assistant_text_trimmed = Some(js_trim_end(text).to_owned());
-        let normalized = normalize_text_for_comparison(text);
-        self.last_assistant_text_normalized = (!normalized.is_empty()).then_some(normalized);
     }
 
     fn should_skip_assistant_text(&self, text: &str) -> bool {
         if self.last_assistant_text_message_index != Some(self.assistant_message_index) {
             return false;
         }
+        let Some(last) = self.last_assistant_text_trimmed.as_deref() else {
+            return false;
+        };
         let trimmed = js_trim_end(text);
-        if !trimmed.is_empty() && self.last_assistant_text_trimmed.as_deref() == Some(trimmed) {
+        if !trimmed.is_empty() && last == trimmed {
             return true;
         }
+        // Normalizing both texts for every block was most of the cost of a block; texts whose
+        // normalized forms already differ in their ASCII beginnings skip it.
+        if normalized_ascii_prefixes_differ(trimmed, last) {
+            return false;
+        }
+        // Trailing whitespace never changes the normalized form, so `last` normalizes as the
+        // text it was trimmed from.
         let normalized = normalize_text_for_comparison(text);
-        !normalized.is_empty()
-            && self.last_assistant_text_normalized.as_deref() == Some(normalized.as_str())
+        !normalized.is_empty() && normalize_text_for_comparison(last) == normalized
     }
 
     fn push_assistant_text(&mut self, text: &str) {
@@ -712,10 +800,12 @@ impl<S: SubscriptionSink> Subscription<S> {
     }
 
     fn is_messaging_duplicate(&self, text: &str) -> bool {
-        is_messaging_tool_duplicate_normalized(
-            &normalize_text_for_comparison(text),
-            &self.messaging_sent_normalized,
-        )
+        // Nothing sent, nothing to duplicate: skip normalizing the text.
+        !self.messaging_sent_normalized.is_empty()
+            && is_messaging_tool_duplicate_normalized(
+                &normalize_text_for_comparison(text),
+                &self.messaging_sent_normalized,
+            )
     }
 
     /// OpenClaw `emitBlockChunk`: strip tags with the state carried across chunks, then skip
@@ -1238,4 +1328,63 @@ fn assistant_thinking(message: &AssistantMessage, raw_text: &str) -> String {
     let _ = filter.push(raw_text);
     let _ = filter.finish();
     js_trim(filter.reasoning()).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn text() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop::sample::select(vec![
+                "a", "A", "b", "Σ", "σ", " ", "  ", "\n", "\t", "\u{A0}", "🎉", "é", "É", "x.", "",
+            ]),
+            0..12,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        /// The shortcut never calls two texts different when their normalized forms are equal.
+        #[test]
+        fn ascii_prefix_shortcut_is_sound(a in text(), b in text()) {
+            if normalized_ascii_prefixes_differ(&a, &b) {
+                prop_assert_ne!(
+                    normalize_text_for_comparison(&a),
+                    normalize_text_for_comparison(&b)
+                );
+            }
+        }
+
+        /// The key is byte for byte what `json!` produced before.
+        #[test]
+        fn payload_key_matches_the_json_value_form(
+            text in ".{0,40}",
+            media in prop::collection::vec(".{0,10}", 0..3),
+        ) {
+            prop_assert_eq!(
+                block_reply_payload_key(&text, &media),
+                serde_json::json!({ "text": js_trim(&text), "mediaList": media }).to_string()
+            );
+        }
+    }
+
+    #[test]
+    fn ascii_prefix_shortcut_decides_the_common_cases() {
+        assert!(normalized_ascii_prefixes_differ(
+            "```rust\nfn a()",
+            "```rust\nfn b()"
+        ));
+        assert!(normalized_ascii_prefixes_differ(
+            "Same start",
+            "Same start and more"
+        ));
+        assert!(!normalized_ascii_prefixes_differ(
+            "Same  START\n",
+            " same start"
+        ));
+        // Past a non-ASCII char nothing is known.
+        assert!(!normalized_ascii_prefixes_differ("é then a", "é then b"));
+    }
 }

@@ -55,6 +55,8 @@ pub struct TagFilter {
     /// Pass 3, present only with `enforce_final_tag`.
     cleanup: Option<Stage>,
     reasoning: String,
+    /// Reused buffers for the text between passes, so a push allocates nothing of its own.
+    between: [String; 2],
 }
 
 impl TagFilter {
@@ -74,6 +76,7 @@ impl TagFilter {
             finals,
             cleanup,
             reasoning: String::new(),
+            between: Default::default(),
         }
     }
 
@@ -95,11 +98,21 @@ impl TagFilter {
     /// Text that may still turn into a tag (or a fence line) is held back until a later delta
     /// or [`finish`](Self::finish) decides it.
     pub fn push(&mut self, delta: &str) -> String {
-        let mut first = String::new();
-        for c in delta.chars() {
-            self.thinking.feed(c, &mut first, &mut self.reasoning);
-        }
-        self.run_final_passes(&first, false)
+        // Sized for the usual case (little held back or hidden) so pushes rarely reallocate.
+        let mut shown = String::with_capacity(delta.len());
+        self.push_into(delta, &mut shown);
+        shown
+    }
+
+    /// [`push`](Self::push) appending the visible text to `out`, which saves the subscription
+    /// an allocation and a copy per delta.
+    pub(crate) fn push_into(&mut self, delta: &str, out: &mut String) {
+        let mut first = std::mem::take(&mut self.between[0]);
+        first.clear();
+        self.thinking
+            .feed_str(delta, &mut first, &mut self.reasoning);
+        self.run_final_passes(&first, false, out);
+        self.between[0] = first;
     }
 
     /// Ends the current text and returns everything still held back.
@@ -112,7 +125,9 @@ impl TagFilter {
     pub fn finish(&mut self) -> String {
         let mut first = String::new();
         self.thinking.finish(&mut first, &mut self.reasoning);
-        self.run_final_passes(&first, true)
+        let mut shown = String::new();
+        self.run_final_passes(&first, true, &mut shown);
+        shown
     }
 
     /// Forgets everything, as for a new assistant message (the reasoning text included).
@@ -135,28 +150,29 @@ impl TagFilter {
         self.cleanup.is_some() && self.finals.inside
     }
 
-    fn run_final_passes(&mut self, input: &str, finish: bool) -> String {
+    /// Runs passes 2 and 3 over `input`, appending what they let through to `out`.
+    fn run_final_passes(&mut self, input: &str, finish: bool, out: &mut String) {
         // Stages other than the thinking one never produce side text; `side` only satisfies
         // the shared signature.
         let mut side = String::new();
-        let mut second = String::new();
-        for c in input.chars() {
-            self.finals.feed(c, &mut second, &mut side);
-        }
+        let Some(cleanup) = self.cleanup.as_mut() else {
+            self.finals.feed_str(input, out, &mut side);
+            if finish {
+                self.finals.finish(out, &mut side);
+            }
+            return;
+        };
+        let mut second = std::mem::take(&mut self.between[1]);
+        second.clear();
+        self.finals.feed_str(input, &mut second, &mut side);
         if finish {
             self.finals.finish(&mut second, &mut side);
         }
-        let Some(cleanup) = self.cleanup.as_mut() else {
-            return second;
-        };
-        let mut third = String::new();
-        for c in second.chars() {
-            cleanup.feed(c, &mut third, &mut side);
-        }
+        cleanup.feed_str(&second, out, &mut side);
         if finish {
-            cleanup.finish(&mut third, &mut side);
+            cleanup.finish(out, &mut side);
         }
-        third
+        self.between[1] = second;
     }
 }
 
@@ -202,6 +218,46 @@ impl Stage {
         }
     }
 
+    /// Feeds every char of `text`, copying runs that cannot change any state in one go.
+    fn feed_str(&mut self, mut text: &str, out: &mut String, side: &mut String) {
+        while !text.is_empty() {
+            if self.is_passthrough() {
+                // In the middle of a line already known not to be a fence line, with no tag or
+                // backtick run pending, any char but a newline, `<` or a backtick goes straight
+                // to the output its stage state selects and changes nothing (inside a fence,
+                // `<` and backticks are code, so only the newline matters). Copying such runs
+                // whole instead of char by char makes the filter several times faster.
+                let run = if self.code.fence.is_some() {
+                    text.find('\n')
+                } else {
+                    find_newline_lt_or_backtick(text.as_bytes())
+                }
+                .unwrap_or(text.len());
+                if run > 0 {
+                    // The three bytes are ASCII, so `run` is a char boundary.
+                    let (plain, rest) = text.split_at(run);
+                    self.scanner.text(plain, out, side);
+                    text = rest;
+                    continue;
+                }
+            }
+            let mut chars = text.chars();
+            if let Some(c) = chars.next() {
+                self.feed(c, out, side);
+            }
+            text = chars.as_str();
+        }
+    }
+
+    /// `true` when [`feed`](Self::feed) of a char other than `\n`, `<` and `` ` `` (only `\n`
+    /// inside a fence) would only pass it to [`TagScanner::text`].
+    fn is_passthrough(&self) -> bool {
+        self.scanner.pending.is_none()
+            && self.code.line == LineScan::Plain
+            && self.code.run == 0
+            && self.code.held.is_empty()
+    }
+
     fn feed(&mut self, c: char, out: &mut String, side: &mut String) {
         let scanner = &mut self.scanner;
         self.code.feed(c, &mut |ch, in_code| {
@@ -217,6 +273,37 @@ impl Stage {
         self.scanner.flush_pending(out, side);
         self.inside = self.scanner.inside;
     }
+}
+
+/// Index of the first `\n`, `<` or backtick in `bytes`.
+///
+/// Eight bytes at a time (the classic "has zero byte" bit trick on each byte XOR the wanted
+/// one): this scan is most of the filter's work on ordinary text.
+fn find_newline_lt_or_backtick(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    // High bit set in each byte of `word` equal to `byte`; only the lowest flagged byte is
+    // guaranteed exact, which is the one used.
+    let equal = |word: u64, byte: u8| {
+        let x = word ^ (ONES * u64::from(byte));
+        x.wrapping_sub(ONES) & !x & HIGHS
+    };
+    let mut words = bytes.chunks_exact(8);
+    for (n, chunk) in words.by_ref().enumerate() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        let hits = equal(word, b'\n') | equal(word, b'<') | equal(word, b'`');
+        if hits != 0 {
+            return Some(n * 8 + (hits.trailing_zeros() / 8) as usize);
+        }
+    }
+    let done = bytes.len() - words.remainder().len();
+    words
+        .remainder()
+        .iter()
+        .position(|&b| matches!(b, b'\n' | b'<' | b'`'))
+        .map(|p| done + p)
 }
 
 /// Where a partially read tag stands, following
@@ -592,6 +679,27 @@ mod tests {
         assert_eq!(chunked, at_once, "chunked vs whole for {chunks:?}");
         assert_eq!(by_char, at_once, "per char vs whole for {chunks:?}");
         at_once
+    }
+
+    #[test]
+    fn special_byte_scan_finds_the_first_match() {
+        let naive = |s: &[u8]| s.iter().position(|&b| matches!(b, b'\n' | b'<' | b'`'));
+        let mut text = Vec::new();
+        for len in 0usize..40 {
+            for (at, special) in [(0, b'<'), (len / 2, b'`'), (len.saturating_sub(1), b'\n')] {
+                text.clear();
+                text.extend((0..len).map(|i| b"ab\x7f\x80\xff;9=_a"[i % 10]));
+                if len > 0 {
+                    text[at] = special;
+                }
+                assert_eq!(find_newline_lt_or_backtick(&text), naive(&text), "{text:?}");
+            }
+        }
+        // Bytes right next to the wanted ones (`;` `=` `_` `a`, 0x0B) never match.
+        assert_eq!(
+            find_newline_lt_or_backtick(b";=_a\x0b\x09;=_a\x0b\x09;=_a"),
+            None
+        );
     }
 
     #[test]

@@ -10,7 +10,8 @@ use clawloop_core::{
 use clawloop_subscribe::{
     BlockReply, BlockReplyBreak, BreakPreference, ChunkingOptions, CollectingSink,
     CompactionWaitError, CompactionWaitState, LastToolError, LivenessState, ReasoningMode,
-    Subscription, SubscriptionOptions, ToolMeta, UsageTotals,
+    Subscription, SubscriptionOptions, TagFilter, TagFilterOptions, ToolMeta, UsageTotals,
+    parse_fence_spans,
 };
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
@@ -722,6 +723,180 @@ proptest! {
         for block in split.sink().block_reply_texts() {
             prop_assert!(!block.contains("hidden") && !block.contains("<think>"));
             prop_assert_eq!(block.lines().filter(|l| l.starts_with("```")).count() % 2, 0);
+        }
+    }
+}
+
+// ---- random streams (issue 5, "Prove it") ------------------------------------------------
+
+/// Appears only inside real thinking sections, so finding it in the output means leaked
+/// reasoning.
+const SECRET: &str = "SECRETPLAN";
+
+/// A prose token: words, inline code (with tags inside, which are text), real thinking
+/// sections in the tag spellings the filter knows, and stray `<final>` tags.
+///
+/// Thinking tags carry no inner whitespace here: the chunker may break a block at the space
+/// inside `< think >`, and the per-block tag state (OpenClaw's too) does not carry a partial
+/// tag across blocks, so the reasoning after it would show. The tag filter's own properties
+/// cover inner whitespace.
+fn prose_token() -> impl Strategy<Value = String> {
+    let words = vec![
+        "alpha", "beta", "gamma.", "delta!", "naïve", "é🎉", "x<y", "a>b",
+    ];
+    prop_oneof![
+        6 => prop::sample::select(words).prop_map(str::to_owned),
+        1 => prop::sample::select(vec!["`code`", "`<think>`", "``</final>``", "`<thought>`"])
+            .prop_map(str::to_owned),
+        1 => prop::sample::select(vec!["think", "thinking", "THOUGHT", "antthinking"])
+            .prop_map(|tag| format!("<{tag}>{SECRET} plan</{tag}>")),
+        1 => prop::sample::select(vec!["<final>", "</final>", "< final >"]).prop_map(str::to_owned),
+    ]
+}
+
+fn paragraph() -> impl Strategy<Value = String> {
+    prop::collection::vec(prose_token(), 1..12).prop_map(|tokens| tokens.join(" "))
+}
+
+/// A closed fence whose code holds tag-like text that must stay.
+fn code_fence() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(vec!["```", "~~~", "````"]),
+        prop::collection::vec(
+            prop::sample::select(vec![
+                "let a = 1;",
+                "<think>not hidden</think>",
+                "<final>",
+                "",
+                "  x < y",
+            ]),
+            1..8,
+        ),
+    )
+        .prop_map(|(marker, lines)| {
+            format!("{marker}txt\nfirst line\n{}\n{marker}", lines.join("\n"))
+        })
+}
+
+/// Paragraphs and fences, each fence on its own lines.
+fn reply() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        (
+            prop_oneof![3 => paragraph(), 1 => code_fence()],
+            prop::sample::select(vec!["\n\n", "\n\n\n", "\n \n"]),
+        ),
+        1..8,
+    )
+    .prop_map(|blocks| blocks.into_iter().map(|(block, sep)| block + sep).collect())
+}
+
+fn random_chunking() -> impl Strategy<Value = ChunkingOptions> {
+    (
+        10usize..60,
+        // Wider than any token, so a hard break never lands inside an inline code token.
+        40usize..150,
+        prop::sample::select(vec![
+            BreakPreference::Paragraph,
+            BreakPreference::Newline,
+            BreakPreference::Sentence,
+        ]),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(min, extra, break_preference, flush_on_paragraph)| ChunkingOptions {
+                min_chars: min,
+                max_chars: min + extra,
+                break_preference,
+                flush_on_paragraph,
+            },
+        )
+}
+
+/// The message's events with the text cut at the given char positions.
+fn split_events(text: &str, cuts: &[usize]) -> Vec<AgentEvent> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut points: Vec<usize> = cuts.iter().map(|&c| c % (chars.len() + 1)).collect();
+    points.sort_unstable();
+    points.dedup();
+    let mut events = vec![start()];
+    let mut prev = 0;
+    for p in points.into_iter().chain([chars.len()]) {
+        if p > prev {
+            events.push(delta(&chars[prev..p].iter().collect::<String>()));
+            prev = p;
+        }
+    }
+    events.extend([text_end(text), end(text), agent_end()]);
+    events
+}
+
+/// What the user saw last: the final partial reply.
+fn visible(sub: &Subscription<CollectingSink>) -> Option<String> {
+    sub.sink().partial_replies.last().cloned()
+}
+
+/// Block-level safety: no leaked reasoning, no tag of the filtered set outside code (stripping
+/// the block again changes nothing), fences balanced.
+fn check_block(block: &str) -> Result<(), TestCaseError> {
+    prop_assert!(!block.contains(SECRET), "reasoning leaked into {block:?}");
+    prop_assert_eq!(
+        TagFilter::strip(block, TagFilterOptions::default()),
+        block,
+        "a filtered tag outside code in {:?}",
+        block
+    );
+    let fence_lines = block
+        .lines()
+        .filter(|l| {
+            let l = l.trim_start_matches(' ');
+            l.starts_with("```") || l.starts_with("~~~")
+        })
+        .count();
+    prop_assert_eq!(
+        fence_lines % 2,
+        0,
+        "odd number of fence lines in {:?}",
+        block
+    );
+    prop_assert!(
+        parse_fence_spans(block).iter().all(|s| s.is_closed()),
+        "{block:?}"
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+
+    /// Any split shows the same text; with a `message_end` break it also gives the same block
+    /// replies; with either break mode no block leaks a tag, reasoning or half a fence.
+    #[test]
+    fn random_replies_do_not_depend_on_the_split(
+        text in reply(),
+        chunking in random_chunking(),
+        cuts in prop::collection::vec(0usize..2000, 0..40),
+        text_end_break in any::<bool>(),
+    ) {
+        let options = SubscriptionOptions {
+            block_reply_break: if text_end_break {
+                BlockReplyBreak::TextEnd
+            } else {
+                BlockReplyBreak::MessageEnd
+            },
+            chunking: Some(chunking),
+            ..SubscriptionOptions::default()
+        };
+        let split = run(options.clone(), &split_events(&text, &cuts));
+        let whole = run(options, &split_events(&text, &[]));
+        prop_assert_eq!(visible(&split), visible(&whole));
+        if let Some(shown) = visible(&split) {
+            prop_assert!(!shown.contains(SECRET), "reasoning shown: {shown:?}");
+        }
+        if !text_end_break {
+            prop_assert_eq!(texts(&split), texts(&whole));
+        }
+        for block in split.sink().block_reply_texts() {
+            check_block(&block)?;
         }
     }
 }

@@ -132,6 +132,22 @@ fn run(options: ChunkingOptions, pushes: &[String], drain_each_push: bool) -> Ve
     out
 }
 
+/// [`run`] with a drain after every push, without ([`None`]) or with the fence-stall shortcut
+/// that lets a drain return early while an open fence holds every break candidate.
+fn run_draining(options: ChunkingOptions, pushes: &[String], shortcut: bool) -> Vec<Emitted> {
+    let mut chunker = BlockChunker::new(options);
+    let mut out = Vec::new();
+    for push in pushes {
+        chunker.push(push);
+        if !shortcut {
+            chunker.fence_stall = None;
+        }
+        chunker.drain_detailed(false, |c| out.push(c));
+    }
+    chunker.drain_detailed(true, |c| out.push(c));
+    out
+}
+
 /// The pushed text minus the chunker's synthetic fence lines.
 fn pieces(chunks: &[Emitted]) -> String {
     chunks
@@ -189,6 +205,21 @@ proptest! {
         prop_assert!(
             is_input_minus_whitespace(&text, &rebuilt),
             "rebuilt {rebuilt:?}\nfrom {text:?}"
+        );
+    }
+
+    /// The fence-stall shortcut only skips drains that would emit nothing: the chunks are the
+    /// same with and without it, including fences closed by a line split across pushes.
+    #[test]
+    fn fence_stall_shortcut_changes_nothing(
+        text in document(),
+        options in options(),
+        cuts in prop::collection::vec(0.0f64..1.0, 0..60),
+    ) {
+        let pushes = split(&text, &cuts);
+        prop_assert_eq!(
+            run_draining(options, &pushes, true),
+            run_draining(options, &pushes, false)
         );
     }
 
