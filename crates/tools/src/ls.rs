@@ -1,0 +1,237 @@
+//! The `ls` tool (pi-mono §3.7): a directory's entries, dotfiles included, sorted
+//! case-insensitively, directories suffixed `/`, cut at an entry limit and the byte limit.
+
+pub mod collate;
+
+use std::path::{Path, PathBuf};
+
+use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult, ToolUpdate};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::args_schema::{js_number, parameters_schema};
+use crate::fs_error::node_message;
+use crate::js_format;
+use crate::truncate::{TruncationOptions, byte_limit_notice, notices_suffix, truncate_head};
+use crate::workspace::resolve_path;
+use collate::compare_names;
+
+/// pi's default entry limit.
+pub const DEFAULT_LIMIT: f64 = 500.0;
+
+/// JS `Number.MAX_SAFE_INTEGER`.
+const MAX_SAFE_INTEGER: usize = 9_007_199_254_740_991;
+
+/// pi's description of the tool (with the default limits it states).
+const DESCRIPTION: &str = "List directory contents. Returns entries sorted alphabetically, with '/' suffix for directories. Includes dotfiles. Output is truncated to 500 entries or 50KB (whichever is hit first).";
+
+/// Arguments of `ls`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+pub struct LsArgs {
+    /// Directory to list (default: current directory)
+    #[serde(default)]
+    #[schemars(with = "String")]
+    pub path: Option<String>,
+    /// Maximum number of entries to return (default: 500)
+    #[serde(default)]
+    #[schemars(schema_with = "js_number")]
+    pub limit: Option<f64>,
+}
+
+/// The `ls` tool.
+#[derive(Debug, Clone)]
+pub struct LsTool {
+    parameters: Value,
+}
+
+impl Default for LsTool {
+    fn default() -> Self {
+        LsTool::new()
+    }
+}
+
+/// What listing a directory produced before formatting.
+struct Listing {
+    entries: Vec<String>,
+    limit_reached: bool,
+}
+
+impl LsTool {
+    /// The tool with its schema.
+    pub fn new() -> Self {
+        LsTool {
+            parameters: parameters_schema::<LsArgs>(),
+        }
+    }
+
+    /// Lists one directory. `(empty directory)` when nothing is listed; notices `<L> entries
+    /// limit reached. Use limit=<2L> for more` and `50.0KB limit reached`, with
+    /// `details: {entryLimitReached?, truncation?}`.
+    pub async fn ls(
+        &self,
+        args: &LsArgs,
+        ctx: &ToolContext,
+        cancel: &CancellationToken,
+    ) -> Result<ToolResult, ToolError> {
+        if cancel.is_cancelled() {
+            return Err(ToolError::Aborted);
+        }
+        // JS `path || "."`: an empty string lists the cwd too.
+        let raw = match args.path.as_deref() {
+            Some(path) if !path.is_empty() => path,
+            _ => ".",
+        };
+        let dir = resolve_path(ctx, raw)?;
+        let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
+
+        let worker_cancel = cancel.clone();
+        let worker_dir = dir.clone();
+        let task = tokio::task::spawn_blocking(move || list(&worker_dir, limit, &worker_cancel));
+        let listing = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(ToolError::Aborted),
+            joined = task => joined.map_err(|err| {
+                ToolError::Failed(format!("Cannot read directory: {err}"))
+            })??,
+        };
+
+        if listing.entries.is_empty() {
+            return Ok(ToolResult::text("(empty directory)"));
+        }
+        // pi passes `Number.MAX_SAFE_INTEGER` (the entry limit already bounds the lines); the
+        // same value keeps `details.truncation.maxLines` identical.
+        let options = TruncationOptions {
+            max_lines: MAX_SAFE_INTEGER,
+            max_bytes: ctx.limits.max_output_bytes,
+        };
+        let truncation = truncate_head(&listing.entries.join("\n"), options);
+        let mut notices = Vec::new();
+        let mut details = Map::new();
+        if listing.limit_reached {
+            notices.push(format!(
+                "{} entries limit reached. Use limit={} for more",
+                js_format::number(limit),
+                js_format::number(limit * 2.0)
+            ));
+            details.insert("entryLimitReached".to_owned(), js_number_value(limit));
+        }
+        if truncation.truncated {
+            notices.push(byte_limit_notice(options.max_bytes));
+            let value = serde_json::to_value(&truncation).map_err(|err| {
+                ToolError::Failed(format!("Cannot describe the truncation: {err}"))
+            })?;
+            details.insert("truncation".to_owned(), value);
+        }
+        let text = format!("{}{}", truncation.content, notices_suffix(&notices));
+        Ok(ToolResult {
+            details: (!details.is_empty()).then_some(Value::Object(details)),
+            ..ToolResult::text(text)
+        })
+    }
+}
+
+/// Reads, sorts and marks the entries of `dir`, stopping at `limit` listed entries. Runs on a
+/// blocking thread and gives up early when `cancel` fires.
+fn list(dir: &Path, limit: f64, cancel: &CancellationToken) -> Result<Listing, ToolError> {
+    // `existsSync` and `statSync` follow symlinks: a dangling link is "not found".
+    let Ok(meta) = std::fs::metadata(dir) else {
+        return Err(ToolError::Failed(format!(
+            "Path not found: {}",
+            dir.display()
+        )));
+    };
+    if !meta.is_dir() {
+        return Err(ToolError::Failed(format!(
+            "Not a directory: {}",
+            dir.display()
+        )));
+    }
+    let cannot_read = |err: std::io::Error| {
+        ToolError::Failed(format!(
+            "Cannot read directory: {}",
+            node_message(&err, "scandir", dir)
+        ))
+    };
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(cannot_read)? {
+        let entry = entry.map_err(cannot_read)?;
+        names.push(entry.file_name().to_string_lossy().into_owned());
+    }
+    names.sort_by(|a, b| compare_names(a, b));
+
+    let mut entries = Vec::new();
+    let mut limit_reached = false;
+    for name in names {
+        if cancel.is_cancelled() {
+            return Err(ToolError::Aborted);
+        }
+        // JS `results.length >= effectiveLimit`, with the limit a (possibly fractional) number.
+        if entries.len() as f64 >= limit {
+            limit_reached = true;
+            break;
+        }
+        let path: PathBuf = dir.join(&name);
+        // pi skips entries it cannot stat (dangling symlinks among them).
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        entries.push(if meta.is_dir() {
+            format!("{name}/")
+        } else {
+            name
+        });
+    }
+    Ok(Listing {
+        entries,
+        limit_reached,
+    })
+}
+
+/// A JSON number written as JS writes it (an integral limit as an integer).
+fn js_number_value(value: f64) -> Value {
+    if value.fract() == 0.0 && value.abs() <= MAX_SAFE_INTEGER as f64 {
+        // Integral and within the exactly representable range, so the cast is lossless.
+        Value::from(value as i64)
+    } else {
+        Value::from(value)
+    }
+}
+
+impl Tool for LsTool {
+    fn name(&self) -> &str {
+        "ls"
+    }
+
+    fn label(&self) -> &str {
+        "ls"
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.parameters
+    }
+
+    fn is_mutating(&self) -> bool {
+        false
+    }
+
+    fn execute<'a>(
+        &'a self,
+        _tool_call_id: &'a str,
+        args: Value,
+        ctx: &'a ToolContext,
+        cancel: CancellationToken,
+        _on_update: ToolUpdate,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+        Box::pin(async move {
+            let args: LsArgs = serde_json::from_value(args)
+                .map_err(|err| ToolError::InvalidArguments(err.to_string()))?;
+            self.ls(&args, ctx, &cancel).await
+        })
+    }
+}

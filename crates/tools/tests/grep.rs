@@ -1,0 +1,435 @@
+//! The `grep` tool on real files: pi's output lines, context, notices and error texts, ignore
+//! rules, workspace confinement, and the sanity check against `git ls-files` on this repository.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clawloop_core::message::ContentBlock;
+use clawloop_core::tool::{Tool, ToolContext, ToolError, ToolResult};
+use clawloop_tools::grep::GrepTool;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use tokio_util::sync::CancellationToken;
+
+async fn grep(ctx: &ToolContext, args: Value) -> Result<ToolResult, ToolError> {
+    GrepTool::new()
+        .execute(
+            "call-1",
+            args,
+            ctx,
+            CancellationToken::new(),
+            Arc::new(|_| {}),
+        )
+        .await
+}
+
+fn text_result(text: &str, details: Option<Value>) -> ToolResult {
+    ToolResult {
+        content: vec![ContentBlock::text(text)],
+        details,
+        is_error: false,
+    }
+}
+
+/// A workspace with the given files (paths with `/`).
+fn workspace(files: &[(&str, &str)]) -> (TempDir, ToolContext) {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+    let ctx = ToolContext::new(dir.path());
+    (dir, ctx)
+}
+
+#[tokio::test]
+async fn a_single_file_is_shown_by_its_name() {
+    let (_dir, ctx) = workspace(&[("example.txt", "first line\nmatch line\nlast line\n")]);
+    let result = grep(&ctx, json!({"pattern": "match", "path": "example.txt"})).await;
+    assert_eq!(
+        result.unwrap(),
+        text_result("example.txt:2: match line", None)
+    );
+}
+
+#[tokio::test]
+async fn context_lines_and_the_match_limit_read_like_pi() {
+    let (_dir, ctx) = workspace(&[(
+        "context.txt",
+        "before\nmatch one\nafter\nmiddle\nmatch two\nend\n",
+    )]);
+    let result = grep(
+        &ctx,
+        json!({"pattern": "match", "path": "context.txt", "limit": 1, "context": 1}),
+    )
+    .await;
+    assert_eq!(
+        result.unwrap(),
+        text_result(
+            "context.txt-1- before\ncontext.txt:2: match one\ncontext.txt-3- after\n\n\
+             [1 matches limit reached. Use limit=2 for more, or refine pattern]",
+            Some(json!({"matchLimitReached": 1}))
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_directory_search_shows_relative_paths_in_name_order() {
+    let (_dir, ctx) = workspace(&[
+        ("b.txt", "needle b\n"),
+        ("a/deep/c.txt", "x\nneedle c\n"),
+        ("a/a.txt", "needle a\n"),
+        (".hidden/h.txt", "needle hidden\n"),
+        ("ignored/i.txt", "needle ignored\n"),
+        ("skip.log", "needle log\n"),
+        (".gitignore", "ignored/\n*.log\n"),
+        (".git/config", "needle in git\n"),
+    ]);
+    let result = grep(&ctx, json!({"pattern": "needle"})).await;
+    assert_eq!(
+        result.unwrap(),
+        text_result(
+            ".hidden/h.txt:1: needle hidden\na/a.txt:1: needle a\na/deep/c.txt:2: needle c\n\
+             b.txt:1: needle b",
+            None
+        )
+    );
+}
+
+#[tokio::test]
+async fn ignore_case_literal_and_glob_filter_like_rg() {
+    let (_dir, ctx) = workspace(&[
+        ("a.rs", "let x = a.b(1);\nNEEDLE\n"),
+        ("b.txt", "a.b(1)\nneedle\n"),
+    ]);
+    let ci = grep(&ctx, json!({"pattern": "needle", "ignoreCase": true})).await;
+    assert_eq!(
+        ci.unwrap(),
+        text_result("a.rs:2: NEEDLE\nb.txt:2: needle", None)
+    );
+    let literal = grep(&ctx, json!({"pattern": "a.b(1)", "literal": true})).await;
+    assert_eq!(
+        literal.unwrap(),
+        text_result("a.rs:1: let x = a.b(1);\nb.txt:1: a.b(1)", None)
+    );
+    let globbed = grep(&ctx, json!({"pattern": "needle", "glob": "*.txt"})).await;
+    assert_eq!(globbed.unwrap(), text_result("b.txt:2: needle", None));
+    let negated = grep(&ctx, json!({"pattern": "(?i)needle", "glob": "!*.txt"})).await;
+    assert_eq!(negated.unwrap(), text_result("a.rs:2: NEEDLE", None));
+}
+
+#[tokio::test]
+async fn no_match_says_so() {
+    let (_dir, ctx) = workspace(&[("a.txt", "hay\n")]);
+    let result = grep(&ctx, json!({"pattern": "needle"})).await;
+    assert_eq!(result.unwrap(), ToolResult::text("No matches found"));
+}
+
+#[tokio::test]
+async fn long_lines_are_cut_with_a_notice() {
+    let long = "y".repeat(700);
+    let (_dir, ctx) = workspace(&[("a.txt", &format!("{long}\n"))]);
+    let result = grep(&ctx, json!({"pattern": "y"})).await;
+    assert_eq!(
+        result.unwrap(),
+        text_result(
+            &format!(
+                "a.txt:1: {}... [truncated]\n\n[Some lines truncated to 500 chars. Use read \
+                 tool to see full lines]",
+                "y".repeat(500)
+            ),
+            Some(json!({"linesTruncated": true}))
+        )
+    );
+}
+
+#[tokio::test]
+async fn output_over_50kb_is_cut_with_every_notice_in_pis_order() {
+    // 300 matches of 450 characters: about 138 KB of output.
+    let line = "z".repeat(450);
+    let content: String = (0..300).map(|_| format!("{line}\n")).collect();
+    let (_dir, ctx) = workspace(&[("big.txt", &content)]);
+    let result = grep(&ctx, json!({"pattern": "z", "limit": 200}))
+        .await
+        .unwrap();
+    let ContentBlock::Text(text) = &result.content[0] else {
+        panic!("text expected")
+    };
+    // Each output line is "big.txt:N: " + 450 characters; whole lines within 51,200 bytes.
+    let lines: Vec<String> = (1..=200).map(|n| format!("big.txt:{n}: {line}")).collect();
+    let mut kept = 0;
+    let mut bytes = 0;
+    for l in &lines {
+        let add = l.len() + usize::from(kept > 0);
+        if bytes + add > 51_200 {
+            break;
+        }
+        bytes += add;
+        kept += 1;
+    }
+    assert_eq!(
+        text.text,
+        format!(
+            "{}\n\n[200 matches limit reached. Use limit=400 for more, or refine pattern. \
+             50.0KB limit reached]",
+            lines[..kept].join("\n")
+        )
+    );
+    let details = result.details.unwrap();
+    assert_eq!(details["matchLimitReached"], json!(200));
+    assert_eq!(details["truncation"]["truncatedBy"], json!("bytes"));
+    assert_eq!(details["truncation"]["outputLines"], json!(kept));
+    assert_eq!(details.get("linesTruncated"), None);
+}
+
+#[tokio::test]
+async fn a_missing_path_is_reported_with_its_absolute_form() {
+    let (dir, ctx) = workspace(&[]);
+    let err = grep(&ctx, json!({"pattern": "x", "path": "nope"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("Path not found: {}", dir.path().join("nope").display())
+    );
+}
+
+#[tokio::test]
+async fn a_bad_regex_gets_rgs_error_text() {
+    let (_dir, ctx) = workspace(&[("a.txt", "x\n")]);
+    let err = grep(&ctx, json!({"pattern": "("})).await.unwrap_err();
+    // rg 14 prints the pattern as its regex layer wrapped it, `(?:…)`.
+    assert_eq!(
+        err.to_string(),
+        "regex parse error:\n    (?:()\n    ^\nerror: unclosed group"
+    );
+    let err = grep(&ctx, json!({"pattern": "a\nb"})).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the literal \"\\n\" is not allowed in a regex"
+    );
+    let err = grep(&ctx, json!({"pattern": "x", "glob": "a{"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "error parsing glob 'a{': unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)"
+    );
+}
+
+#[tokio::test]
+async fn paths_outside_the_workspace_are_refused() {
+    let outer = tempfile::tempdir().unwrap();
+    std::fs::write(outer.path().join("secret.txt"), "needle\n").unwrap();
+    let ws = outer.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    std::os::unix::fs::symlink(outer.path(), ws.join("link")).unwrap();
+    let ctx = ToolContext::new(&ws);
+    for path in ["..", "../secret.txt", "link"] {
+        let err = grep(&ctx, json!({"pattern": "needle", "path": path}))
+            .await
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("Path is outside the workspace: "),
+            "{path}: {err}"
+        );
+    }
+    let abs = outer.path().join("secret.txt");
+    let err = grep(&ctx, json!({"pattern": "needle", "path": abs}))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("Path is outside the workspace: ")
+    );
+    // A walk does not follow the symlink either.
+    let result = grep(&ctx, json!({"pattern": "needle"})).await;
+    assert_eq!(result.unwrap(), ToolResult::text("No matches found"));
+}
+
+#[tokio::test]
+async fn an_abort_before_the_start_is_operation_aborted() {
+    let (_dir, ctx) = workspace(&[("a.txt", "x\n")]);
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let err = GrepTool::new()
+        .execute("c", json!({"pattern": "x"}), &ctx, cancel, Arc::new(|_| {}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ToolError::Aborted));
+    assert_eq!(err.to_string(), "Operation aborted");
+}
+
+#[tokio::test]
+async fn an_abort_during_the_walk_ends_the_call_with_operation_aborted() {
+    let files: Vec<(String, &str)> = (0..500)
+        .map(|i| (format!("d{}/f{i}.txt", i % 20), "hay\nneedle\n"))
+        .collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), *c)).collect();
+    let (_dir, ctx) = workspace(&refs);
+    let cancel = CancellationToken::new();
+    let tool = GrepTool::new();
+    let call = tool.execute(
+        "c",
+        json!({"pattern": "needle"}),
+        &ctx,
+        cancel.clone(),
+        Arc::new(|_| {}),
+    );
+    tokio::pin!(call);
+    // One poll starts the walk on a blocking thread; the abort then wins over its result.
+    tokio::select! {
+        biased;
+        result = &mut call => panic!("finished before the abort: {result:?}"),
+        () = std::future::ready(()) => {}
+    }
+    cancel.cancel();
+    let err = call.await.unwrap_err();
+    assert!(matches!(err, ToolError::Aborted));
+    assert_eq!(err.to_string(), "Operation aborted");
+}
+
+#[tokio::test]
+async fn the_tool_describes_itself_as_pi_does() {
+    let tool = GrepTool::new();
+    assert_eq!(
+        (tool.name(), tool.label(), tool.is_mutating()),
+        ("grep", "grep", false)
+    );
+    assert_eq!(
+        tool.description(),
+        "Search file contents for a pattern. Returns matching lines with file paths and line \
+         numbers. Respects .gitignore. Output is truncated to 100 matches or 50KB (whichever is \
+         hit first). Long lines are truncated to 500 chars."
+    );
+    assert_eq!(
+        tool.parameters(),
+        &json!({
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string", "description": "Search pattern (regex or literal string)"},
+                "path": {"type": "string", "description": "Directory or file to search (default: current directory)"},
+                "glob": {"type": "string", "description": "Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'"},
+                "ignoreCase": {"type": "boolean", "description": "Case-insensitive search (default: false)"},
+                "literal": {"type": "boolean", "description": "Treat pattern as literal string instead of regex (default: false)"},
+                "context": {"type": "number", "description": "Number of lines to show before and after each match (default: 0)"},
+                "limit": {"type": "number", "description": "Maximum number of matches to return (default: 100)"}
+            },
+            "required": ["pattern"]
+        })
+    );
+}
+
+/// The issue's sanity bound: `grep` for a fixed string over this repository finds exactly the
+/// lines `git` knows of (tracked files plus untracked ones not ignored — what a
+/// `.gitignore`-aware walk sees).
+#[tokio::test]
+async fn sanity_grep_over_this_repository_matches_git_ls_files() {
+    const NEEDLE: &str = "pretty_assertions::assert_eq";
+    let repo = repo_root();
+    let ctx = ToolContext::new(&repo);
+    // Other work may edit the tree while this runs: a mismatch is re-checked a few times
+    // before it counts.
+    let mut last = None;
+    for _ in 0..3 {
+        let expected = git_matches(&repo, NEEDLE);
+        let result = grep(
+            &ctx,
+            json!({"pattern": NEEDLE, "literal": true, "limit": 100_000}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(result.details, None, "no notice expected: {result:?}");
+        let ContentBlock::Text(text) = &result.content[0] else {
+            panic!("text expected")
+        };
+        let found: BTreeSet<(String, usize)> = text
+            .text
+            .lines()
+            .map(|line| {
+                let (path, rest) = line.split_once(':').unwrap();
+                let (number, _) = rest.split_once(": ").unwrap();
+                (path.to_owned(), number.parse().unwrap())
+            })
+            .collect();
+        assert_eq!(found.len(), text.text.lines().count(), "duplicate lines");
+        if found == expected {
+            assert!(
+                found.len() > 10,
+                "the needle should be common: {}",
+                found.len()
+            );
+            return;
+        }
+        last = Some((found, expected));
+    }
+    let (found, expected) = last.unwrap();
+    assert_eq!(found, expected);
+}
+
+/// `/work/main`: two levels above this crate.
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Files git lists as part of the working tree (tracked, or untracked and not ignored) that
+/// exist as regular files.
+fn git_files(repo: &Path) -> Vec<String> {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
+        .output()
+        .unwrap_or_else(|err| panic!("this test needs `git` on PATH to run `git ls-files`: {err}"));
+    assert!(
+        output.status.success(),
+        "git ls-files failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let listed: BTreeSet<String> = output
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| String::from_utf8(p.to_vec()).unwrap())
+        .collect();
+    listed
+        .into_iter()
+        .filter(|p| std::fs::symlink_metadata(repo.join(p)).is_ok_and(|m| m.file_type().is_file()))
+        .collect()
+}
+
+/// `(path, line)` of every line containing `needle` in the files git lists (binary files,
+/// which rg skips, excluded).
+fn git_matches(repo: &Path, needle: &str) -> BTreeSet<(String, usize)> {
+    let mut matches = BTreeSet::new();
+    for path in git_files(repo) {
+        let Ok(bytes) = std::fs::read(repo.join(&path)) else {
+            continue;
+        };
+        if bytes.contains(&0) {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        for (index, line) in text.split('\n').enumerate() {
+            if line.contains(needle) {
+                matches.insert((path.clone(), index + 1));
+            }
+        }
+    }
+    matches
+}
