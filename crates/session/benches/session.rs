@@ -29,7 +29,8 @@ fn options(fsync: FsyncPolicy) -> SessionOptions {
     }
 }
 
-/// One agent turn, as appended: user, two tool rounds, final answer (the turn end, fsynced).
+/// One agent turn, as appended: user, two tool rounds, final answer (the turn end, whose fsync
+/// runs in the background).
 fn turn(rng: &mut support::Rng, n: usize) -> Vec<AgentMessage> {
     let mut out: Vec<AgentMessage> = vec![UserMessage::text(rng.text(300), 0).into()];
     for call in 0..2 {
@@ -97,7 +98,8 @@ fn append_latency(c: &mut Criterion) {
     for m in &turns[0] {
         t.append_message(m.clone()).unwrap();
     }
-    // Every append, and apart those that end a turn (and so fsync) and those that do not.
+    // Every append, and apart those that end a turn (and so request the background fsync)
+    // and those that do not.
     let (mut all, mut turn_ends, mut others) = (Vec::new(), Vec::new(), Vec::new());
     for messages in &turns[1..] {
         for (i, m) in messages.iter().enumerate() {
@@ -119,7 +121,7 @@ fn append_latency(c: &mut Criterion) {
     };
     eprintln!(
         "append, fsync on-turn-end, {} appends ({:.1} MB): all p50 {:.1?} p99 {:.1?} max {:.1?}; \
-         within a turn (no fsync) p50 {:.1?} p99 {:.1?}; turn ends (fsync) p50 {:.1?} p99 {:.1?}",
+         within a turn p50 {:.1?} p99 {:.1?}; turn ends (background fsync) p50 {:.1?} p99 {:.1?}",
         all.len(),
         std::fs::metadata(&path).unwrap().len() as f64 / 1e6,
         pct(&mut all, 0.5),

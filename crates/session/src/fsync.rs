@@ -10,11 +10,27 @@ use std::str::FromStr;
 /// (power loss, kernel panic) may lose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FsyncPolicy {
-    /// After every appended line: nothing acknowledged is lost, at a cost per append.
+    /// After every appended line, before the append returns: nothing acknowledged is lost, at
+    /// the cost of an fsync per append.
     Always,
     /// When a turn ends: after an assistant message that does not ask for tools, after a
-    /// compaction, on [`crate::Transcript::sync`], and whenever the file is created or
-    /// rewritten. A machine crash may lose the lines of the turn in progress.
+    /// compaction, on [`crate::Transcript::sync`] and [`crate::Transcript::close`], and
+    /// whenever the file is created or rewritten. A machine crash may lose the lines of the
+    /// turn in progress.
+    ///
+    /// The turn end's fsync runs in the background, on a thread of the transcript, so the
+    /// append that ends a turn costs a `write`, not an fsync. A killed process still loses
+    /// nothing (the written line is in the kernel's page cache); a machine crash within the
+    /// few milliseconds before the background fsync completes may also lose the turn just
+    /// ended. [`crate::Transcript::sync`] and [`crate::Transcript::close`] wait for it, and
+    /// dropping a transcript waits for it too, so the write lock is never released while it
+    /// runs.
+    ///
+    /// A background fsync that fails is reported as [`crate::SessionError::Io`] (action
+    /// `background fsync`) by the transcript's next append (which then writes nothing),
+    /// [`crate::Transcript::sync`] or [`crate::Transcript::close`], once; lines appended before
+    /// it may not survive a machine crash. A failure noticed only when the transcript is
+    /// dropped is logged.
     #[default]
     OnTurnEnd,
     /// Never; the operating system writes back when it likes. For tests and throwaway runs.

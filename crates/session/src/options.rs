@@ -15,7 +15,9 @@ use crate::lock::DEFAULT_LOCK_TIMEOUT;
 /// that does not exist or an empty file); an existing file keeps its own.
 #[derive(Clone)]
 pub struct SessionOptions {
-    /// When appended lines are fsynced.
+    /// When appended lines are fsynced (default [`FsyncPolicy::OnTurnEnd`], whose fsync runs
+    /// in the background and whose failures are reported by the next append, sync or close;
+    /// see there).
     pub fsync: FsyncPolicy,
     /// The clock that stamps entries and new headers.
     pub clock: Arc<dyn Clock>,

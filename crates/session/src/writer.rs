@@ -9,6 +9,13 @@
 //! our next entry would name a stale parent. Taking it at the first write rather than on open
 //! lets readers open a session without waiting or leaving lock files; the length check on
 //! the first write then refuses to write over anything appended since the file was read.
+//!
+//! Under [`FsyncPolicy::OnTurnEnd`] the turn end's fsync runs on a background thread (see
+//! [`syncer`] for why that loses nothing a process crash could not); the writer joins that
+//! thread before it releases the lock, on [`Writer::close`] and on drop alike, so no fsync of
+//! ours runs while another writer holds the file.
+
+mod syncer;
 
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Write};
@@ -19,6 +26,7 @@ use crate::atomic::write_atomic;
 use crate::error::SessionError;
 use crate::fsync::FsyncPolicy;
 use crate::lock::WriteLock;
+use syncer::Syncer;
 
 /// Where the file stands.
 #[derive(Debug)]
@@ -49,6 +57,9 @@ pub(crate) struct Writer {
     lock: Option<WriteLock>,
     /// How long taking the lock may wait.
     lock_timeout: Duration,
+    /// The background fsync of turn ends under [`FsyncPolicy::OnTurnEnd`]; its thread is
+    /// started by the first turn end and always holds a clone of the current append handle.
+    syncer: Syncer,
 }
 
 impl Writer {
@@ -65,6 +76,7 @@ impl Writer {
             state: State::Unwritten { deferred },
             lock: None,
             lock_timeout,
+            syncer: Syncer::default(),
         }
     }
 
@@ -88,6 +100,7 @@ impl Writer {
             },
             lock: None,
             lock_timeout,
+            syncer: Syncer::default(),
         }
     }
 
@@ -165,8 +178,12 @@ impl Writer {
     ///
     /// The first append after opening cuts a torn tail off. A failed write is rolled back to
     /// the previous length so no partial line stays behind. `turn_end` asks for an fsync under
-    /// [`FsyncPolicy::OnTurnEnd`].
+    /// [`FsyncPolicy::OnTurnEnd`], which runs in the background: the append returns once the
+    /// line is written. A background fsync that failed since the last call is reported
+    /// instead of appending (nothing is written), so the caller learns that lines it was told
+    /// were appended may not survive a machine crash.
     pub(crate) fn append(&mut self, line: &[u8], turn_end: bool) -> Result<(), SessionError> {
+        self.report_background_error()?;
         if self.is_written() {
             self.ensure_locked()?;
         }
@@ -218,15 +235,26 @@ impl Writer {
         *len += buf.len() as u64;
         *seen_len = *len;
         *needs_newline = false;
-        let sync = match self.fsync {
-            FsyncPolicy::Always => true,
-            FsyncPolicy::OnTurnEnd => turn_end,
-            FsyncPolicy::Never => false,
-        };
-        if sync {
-            f.sync_data().map_err(|e| io("fsync", e))?;
+        match self.fsync {
+            FsyncPolicy::Always => f.sync_data().map_err(|e| io("fsync", e))?,
+            // The line is in the page cache already, safe from a process crash; the fsync
+            // only guards against a machine crash, and waiting for it here would cost the
+            // turn end milliseconds (see `syncer`).
+            FsyncPolicy::OnTurnEnd if turn_end => self
+                .syncer
+                .request(f)
+                .map_err(|e| io("start background fsync", e))?,
+            FsyncPolicy::OnTurnEnd | FsyncPolicy::Never => {}
         }
         Ok(())
+    }
+
+    /// Returns a background fsync failure not reported yet as an error.
+    fn report_background_error(&self) -> Result<(), SessionError> {
+        match self.syncer.take_error() {
+            Some(e) => Err(SessionError::io(&self.path, "background fsync", e)),
+            None => Ok(()),
+        }
     }
 
     /// Replaces the whole file with `content` (header first) through write-temp-then-rename,
@@ -253,6 +281,9 @@ impl Writer {
                 what: format!("{seen_len} bytes when read, {actual} now"),
             });
         }
+        // The syncer's handle is about to name the replaced file; let it finish with it (a
+        // failure stays kept for the next append, sync or close).
+        self.syncer.finish();
         write_atomic(path, content, self.fsync != FsyncPolicy::Never)
             .map_err(|e| SessionError::io(path, "rewrite", e))?;
         let len = content.len() as u64;
@@ -266,23 +297,163 @@ impl Writer {
         Ok(())
     }
 
-    /// Syncs per policy and releases the write lock, removing its file, reporting what fails.
+    /// Syncs per policy and releases the write lock, removing its file, reporting what fails
+    /// (a background fsync failure included).
+    ///
+    /// The background fsync thread is joined first, so it never runs without the lock.
     pub(crate) fn close(&mut self) -> Result<(), SessionError> {
         let synced = self.sync();
         let released = self.lock.take().map_or(Ok(()), WriteLock::release);
         synced.and(released)
     }
 
-    /// Forces appended lines to stable storage (no-op before the first append or under
-    /// [`FsyncPolicy::Never`]).
+    /// Forces appended lines to stable storage and returns once they are there (no-op before
+    /// the first append or under [`FsyncPolicy::Never`]).
+    ///
+    /// Waits for the background fsync in flight, reports its failure if it failed (or one
+    /// not reported yet), then fsyncs here: that covers every line written, turn end or not.
     pub(crate) fn sync(&mut self) -> Result<(), SessionError> {
-        if self.fsync == FsyncPolicy::Never {
-            return Ok(());
+        // Joined even under `Never` (where it never starts) so `close` can rely on it.
+        self.syncer.finish();
+        let background = self.report_background_error();
+        // Synced even after a background failure: what can still be made durable should be.
+        let synced = match &self.state {
+            State::Open { file: Some(f), .. } if self.fsync != FsyncPolicy::Never => f
+                .sync_data()
+                .map_err(|e| SessionError::io(&self.path, "fsync", e)),
+            _ => Ok(()),
+        };
+        background.and(synced)
+    }
+}
+
+impl Drop for Writer {
+    /// Joins the background fsync thread while the lock is still held (the fields, the lock
+    /// among them, are dropped after this), waiting for the fsync in flight, so the fsync a
+    /// turn end asked for is done before another writer can get the file. Unlike
+    /// [`Writer::close`] it does not fsync lines appended after the last turn end, and a
+    /// failure can only be logged.
+    fn drop(&mut self) {
+        self.syncer.finish();
+        if let Some(e) = self.syncer.take_error() {
+            tracing::warn!(path = %self.path.display(), error = %e, "background fsync of the session file failed");
         }
-        if let State::Open { file: Some(f), .. } = &self.state {
-            f.sync_data()
-                .map_err(|e| SessionError::io(&self.path, "fsync", e))?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use super::*;
+    use crate::lock::lock_path_for;
+
+    /// A written file (header line only) with the given policy, lock not taken yet.
+    fn writer(fsync: FsyncPolicy) -> (tempfile::TempDir, Writer) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut w = Writer::unwritten(path, fsync, Duration::from_secs(1), false);
+        w.create(b"{\"type\":\"session\"}\n").unwrap();
+        (dir, w)
+    }
+
+    fn completed(w: &Writer) -> u64 {
+        w.syncer.hooks().completed.load(Ordering::SeqCst)
+    }
+
+    #[test]
+    fn only_a_turn_end_under_on_turn_end_starts_the_background_fsync() {
+        let (_dir, mut w) = writer(FsyncPolicy::OnTurnEnd);
+        w.append(b"a\n", false).unwrap();
+        assert_eq!(completed(&w), 0);
+        w.append(b"b\n", true).unwrap();
+        w.sync().unwrap();
+        assert_eq!(completed(&w), 1);
+        for fsync in [FsyncPolicy::Always, FsyncPolicy::Never] {
+            let (_dir, mut w) = writer(fsync);
+            w.append(b"a\n", true).unwrap();
+            w.close().unwrap();
+            assert_eq!(completed(&w), 0, "{fsync}");
         }
-        Ok(())
+    }
+
+    #[test]
+    fn close_waits_for_the_turn_end_fsync_before_releasing_the_lock() {
+        let (_dir, mut w) = writer(FsyncPolicy::OnTurnEnd);
+        let hooks = w.syncer.hooks();
+        hooks.delay_ms.store(100, Ordering::SeqCst);
+        w.append(b"turn end\n", true).unwrap();
+        // The append did not wait for the slow fsync.
+        assert_eq!(hooks.completed.load(Ordering::SeqCst), 0);
+        let lock_path = lock_path_for(w.path());
+        assert!(lock_path.exists());
+        w.close().unwrap();
+        assert_eq!(hooks.completed.load(Ordering::SeqCst), 1);
+        assert!(!lock_path.exists());
+    }
+
+    #[test]
+    fn drop_waits_for_the_turn_end_fsync_too() {
+        let (_dir, mut w) = writer(FsyncPolicy::OnTurnEnd);
+        let hooks = w.syncer.hooks();
+        hooks.delay_ms.store(100, Ordering::SeqCst);
+        w.append(b"turn end\n", true).unwrap();
+        let lock_path = lock_path_for(w.path());
+        drop(w);
+        assert_eq!(hooks.completed.load(Ordering::SeqCst), 1);
+        assert!(!lock_path.exists());
+    }
+
+    #[test]
+    fn a_failed_background_fsync_is_reported_by_the_next_append_which_writes_nothing() {
+        let (_dir, mut w) = writer(FsyncPolicy::OnTurnEnd);
+        w.syncer.hooks().fail_next.store(true, Ordering::SeqCst);
+        w.append(b"a\n", true).unwrap();
+        // Let the thread run its (failing) fsync; a rewrite would, too.
+        w.syncer.finish();
+        let before = std::fs::read(w.path()).unwrap();
+        let err = w.append(b"b\n", false).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("background fsync failed"), "{text}");
+        assert!(text.contains("injected fsync failure"), "{text}");
+        assert_eq!(std::fs::read(w.path()).unwrap(), before);
+        // Reported once; the session goes on.
+        w.append(b"b\n", true).unwrap();
+        w.close().unwrap();
+        assert!(std::fs::read(w.path()).unwrap().ends_with(b"a\nb\n"));
+    }
+
+    #[test]
+    fn a_failed_background_fsync_is_reported_by_sync_and_by_close() {
+        let (_dir, mut w) = writer(FsyncPolicy::OnTurnEnd);
+        w.syncer.hooks().fail_next.store(true, Ordering::SeqCst);
+        w.append(b"a\n", true).unwrap();
+        // `sync` waits for the fsync in flight, so the failure cannot slip past it.
+        let err = w.sync().unwrap_err();
+        assert!(err.to_string().contains("injected fsync failure"), "{err}");
+        w.sync().unwrap();
+
+        w.syncer.hooks().fail_next.store(true, Ordering::SeqCst);
+        w.append(b"b\n", true).unwrap();
+        let lock_path = lock_path_for(w.path());
+        let err = w.close().unwrap_err();
+        assert!(err.to_string().contains("injected fsync failure"), "{err}");
+        // The lock is released all the same.
+        assert!(!lock_path.exists());
+    }
+
+    #[test]
+    fn a_rewrite_hands_the_syncer_the_new_file() {
+        let (_dir, mut w) = writer(FsyncPolicy::OnTurnEnd);
+        w.append(b"a\n", true).unwrap();
+        w.rewrite(b"{\"type\":\"session\"}\nr\n").unwrap();
+        assert_eq!(completed(&w), 1);
+        w.append(b"b\n", true).unwrap();
+        w.close().unwrap();
+        assert_eq!(completed(&w), 2);
+        assert_eq!(
+            std::fs::read(w.path()).unwrap(),
+            b"{\"type\":\"session\"}\nr\nb\n"
+        );
     }
 }
