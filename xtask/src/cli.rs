@@ -18,6 +18,12 @@ commands:
   bench [NAME]
       run `cargo bench` for benchmark group NAME (e.g. subscribe; an unknown name lists
       them), or for every group
+  interop [--pi-dir DIR] [--install] [--keep]
+      check that pi's own SessionManager (npm @mariozechner/pi-coding-agent@0.58.3, needs
+      node; not part of ci) and clawloop read each other's session files alike. DIR is the
+      npm prefix holding the package (default target/interop-node); --install runs
+      `npm install --prefix DIR` first; --keep keeps the session files. Exit status 2 when
+      node or the package is missing
   help
       print this text";
 
@@ -31,6 +37,8 @@ pub enum Command {
     /// `bench [NAME]`: one benchmark group, or all of them for `None`. The name is checked
     /// against the groups when the command runs.
     Bench(Option<String>),
+    /// `interop [--pi-dir DIR] [--install] [--keep]`
+    Interop(crate::interop::Options),
     /// `help`, `-h`, `--help`
     Help,
 }
@@ -63,6 +71,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         },
         "conformance" => parse_conformance(rest),
         "bench" => parse_bench(rest),
+        "interop" => parse_interop(rest),
         other => usage_error(format!("unknown command {other:?}")),
     }
 }
@@ -81,6 +90,36 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
         [name] => Ok(Command::Bench(Some(name.clone()))),
         [_, extra, ..] => usage_error(format!("bench takes one group name, got {extra:?} too")),
     }
+}
+
+fn parse_interop(args: &[String]) -> Result<Command, UsageError> {
+    let mut opts = crate::interop::Options::default();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            a if is_help(a) => return Ok(Command::Help),
+            "--install" => opts.install = true,
+            "--keep" => opts.keep = true,
+            "--pi-dir" => {
+                let dir = rest
+                    .next()
+                    .ok_or_else(|| UsageError("--pi-dir needs a value".to_owned()))?;
+                opts.pi_dir = Some(PathBuf::from(dir));
+            }
+            a => match a.strip_prefix("--pi-dir=") {
+                Some(dir) => opts.pi_dir = Some(PathBuf::from(dir)),
+                None => return usage_error(format!("unknown argument {a:?} for interop")),
+            },
+        }
+    }
+    if opts
+        .pi_dir
+        .as_ref()
+        .is_some_and(|d| d.as_os_str().is_empty())
+    {
+        return usage_error("--pi-dir needs a non-empty value");
+    }
+    Ok(Command::Interop(opts))
 }
 
 fn parse_conformance(args: &[String]) -> Result<Command, UsageError> {
@@ -199,6 +238,10 @@ mod tests {
             &["ci", "extra"],
             &["bench", "subscribe", "session"],
             &["bench", "--quick"],
+            &["interop", "--pi-dir"],
+            &["interop", "--pi-dir="],
+            &["interop", "--frob"],
+            &["interop", "stray"],
             &["frobnicate"],
             &[],
         ] {
@@ -220,6 +263,26 @@ mod tests {
             Command::Bench(Some("subscribe".to_owned()))
         );
         assert_eq!(parse(&args(&["bench", "-h"])).unwrap(), Command::Help);
+        assert_eq!(
+            parse(&args(&["interop"])).unwrap(),
+            Command::Interop(crate::interop::Options::default())
+        );
+        assert_eq!(
+            parse(&args(&["interop", "--install", "--pi-dir", "x", "--keep"])).unwrap(),
+            Command::Interop(crate::interop::Options {
+                pi_dir: Some(PathBuf::from("x")),
+                install: true,
+                keep: true,
+            })
+        );
+        assert_eq!(
+            parse(&args(&["interop", "--pi-dir=/p"])).unwrap(),
+            Command::Interop(crate::interop::Options {
+                pi_dir: Some(PathBuf::from("/p")),
+                ..crate::interop::Options::default()
+            })
+        );
+        assert_eq!(parse(&args(&["interop", "-h"])).unwrap(), Command::Help);
         assert_eq!(parse(&args(&["help"])).unwrap(), Command::Help);
         assert_eq!(parse(&args(&["--help"])).unwrap(), Command::Help);
         assert_eq!(parse(&args(&["conformance", "-h"])).unwrap(), Command::Help);

@@ -3,8 +3,11 @@
 //!
 //! * [`conformance`] runs FORMAT.md scenario files against the real crates;
 //! * [`ci`] runs formatting, lints, tests and conformance, stopping at the first failure;
-//! * [`cli`] parses the command line by hand.
+//! * [`cli`] parses the command line by hand;
+//! * [`interop`] checks that pi's own `SessionManager` and clawloop read each other's session
+//!   files alike (needs `node`; not part of CI).
 
 pub mod ci;
 pub mod cli;
 pub mod conformance;
+pub mod interop;

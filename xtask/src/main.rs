@@ -3,7 +3,9 @@
 //! * `cargo xtask conformance` runs the FORMAT.md scenario files against the real crates;
 //! * `cargo xtask ci` runs formatting, lints, tests and conformance, stopping at the first
 //!   failure;
-//! * `cargo xtask bench [NAME]` runs the criterion benchmarks of one group, or of all.
+//! * `cargo xtask bench [NAME]` runs the criterion benchmarks of one group, or of all;
+//! * `cargo xtask interop` checks pi's own `SessionManager` against clawloop's session files
+//!   (needs `node` and the npm package; exit status 2 when they are missing).
 //!
 //! Exit status: 0 success, 1 failures, 2 usage errors or unparseable scenario files.
 
@@ -11,7 +13,7 @@ use std::io;
 use std::process::ExitCode;
 
 use xtask::cli::{self, Command, USAGE};
-use xtask::{ci, conformance};
+use xtask::{ci, conformance, interop};
 
 mod bench;
 
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
                 2
             }
         },
+        Ok(Command::Interop(opts)) => interop::run(&opts),
         Ok(Command::Conformance(opts)) => match conformance::run(&opts, io::stdout().lock()) {
             Ok(exit) => exit as u8,
             // `… | head` closing the pipe is not worth a message; the status still says so.

@@ -466,6 +466,14 @@ mod tests {
     }
 
     #[test]
+    fn costs_in_shortest_round_trip_form_survive_byte_for_byte() {
+        // JS prints 10 / 1e6 * 120 as 0.0012000000000000001; a parser that is one ulp off
+        // would write the line back as 0.0012.
+        let raw = r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[],"api":"openai-responses","provider":"openai","model":"gpt-5","usage":{"input":3400,"output":120,"cacheRead":0,"cacheWrite":0,"totalTokens":3520,"cost":{"input":0.00425,"output":0.0012000000000000001,"cacheRead":0,"cacheWrite":0,"total":0.00545}},"stopReason":"stop","timestamp":1767225607000}}"#;
+        assert_eq!(round_trip(raw), raw);
+    }
+
+    #[test]
     fn accessors_cover_known_and_unknown_types() {
         let e: SessionEntry = serde_json::from_value(
             json!({"type": "future_thing", "id": "a", "parentId": "p", "timestamp": "t"}),

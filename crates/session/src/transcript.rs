@@ -433,16 +433,19 @@ impl Transcript {
         self.labels.get(id).map(String::as_str)
     }
 
-    /// The session's display name: the latest `session_info` entry's name, if not empty.
+    /// The session's display name: the name of the latest `session_info` entry that has a
+    /// non-blank one.
+    ///
+    /// A blank name does not clear an earlier one: pi's `getSessionName` (and its session list)
+    /// skip `session_info` entries without a name and keep looking further back.
     pub fn session_name(&self) -> Option<&str> {
         (0..self.entries.len())
             .rev()
             .filter_map(|i| self.entries.peek(i))
             .find_map(|e| match e {
-                SessionEntry::SessionInfo(i) => Some(i.name.as_deref().unwrap_or("")),
+                SessionEntry::SessionInfo(i) => i.name.as_deref().filter(|n| !n.trim().is_empty()),
                 _ => None,
             })
-            .filter(|n| !n.trim().is_empty())
     }
 
     /// The model's context at the leaf (pi-mono §3.3.5).

@@ -101,3 +101,16 @@ fn appending_to_the_example_keeps_its_bytes() {
     assert_eq!(t.leaf_id(), Some(id.as_str()));
     assert_eq!(t.session_name(), Some("Renamed"));
 }
+
+#[test]
+fn a_blank_name_keeps_the_previous_one_as_pi_does() {
+    // pi's `getSessionName` skips `session_info` entries without a (non-empty) name; seen with
+    // `cargo xtask interop` against the real 0.58.3 package.
+    let (_dir, path) = fixture_copy();
+    let mut t = Transcript::open(&path, options()).unwrap();
+    t.append_session_info("   ").unwrap();
+    assert_eq!(t.session_name(), Some("My Session"));
+    drop(t);
+    let t = Transcript::open(&path, options()).unwrap();
+    assert_eq!(t.session_name(), Some("My Session"));
+}
