@@ -217,10 +217,12 @@ impl BodyReader {
         let chunk = self.body.next_chunk().await?;
         match &mut self.format {
             Format::Sse { framer, frames } => {
-                match &chunk {
-                    Some(bytes) => framer.feed(bytes, frames)?,
-                    None => framer.finish(frames)?,
-                }
+                // Events completed before a framing error in the same read are
+                // decoded first, so the outcome does not depend on read splits.
+                let framed = match &chunk {
+                    Some(bytes) => framer.feed(bytes, frames),
+                    None => framer.finish(frames),
+                };
                 for frame in frames.drain(..) {
                     if frame.event == "error" {
                         return Err(Failure::Decode(error_event_message(&frame.data)));
@@ -229,17 +231,20 @@ impl BodyReader {
                         .on_data(&frame.data, out)
                         .map_err(|e| Failure::Decode(e.0))?;
                 }
+                framed?;
             }
             Format::JsonArray { framer, elements } => {
-                match &chunk {
-                    Some(bytes) => framer.feed(bytes, elements)?,
-                    None => framer.finish(elements)?,
-                }
+                // Likewise for array elements completed before a framing error.
+                let framed = match &chunk {
+                    Some(bytes) => framer.feed(bytes, elements),
+                    None => framer.finish(elements),
+                };
                 for element in elements.drain(..) {
                     decoder
                         .on_data(&element, out)
                         .map_err(|e| Failure::Decode(e.0))?;
                 }
+                framed?;
             }
         }
         Ok(chunk.is_none())

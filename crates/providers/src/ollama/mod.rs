@@ -177,10 +177,12 @@ impl BodyReader {
             )));
         }
         let chunk = self.body.next_chunk().await?;
-        match &chunk {
-            Some(bytes) => self.framer.feed(bytes, &mut self.lines)?,
-            None => self.framer.finish(&mut self.lines)?,
-        }
+        // Lines completed before a framing error in the same read are decoded first, so the
+        // outcome does not depend on read splits.
+        let framed = match &chunk {
+            Some(bytes) => self.framer.feed(bytes, &mut self.lines),
+            None => self.framer.finish(&mut self.lines),
+        };
         for line in self.lines.drain(..) {
             decoder
                 .on_line(&line, out)
@@ -191,6 +193,7 @@ impl BodyReader {
                 return Ok(true);
             }
         }
+        framed?;
         Ok(chunk.is_none())
     }
 }

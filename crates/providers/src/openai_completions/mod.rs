@@ -194,10 +194,12 @@ impl BodyReader {
         let chunk = self.body.next_chunk().await?;
         match &mut self.format {
             Format::Sse { framer, frames } => {
-                match &chunk {
-                    Some(bytes) => framer.feed(bytes, frames)?,
-                    None => framer.finish(frames)?,
-                }
+                // Events completed before a framing error in the same read are
+                // decoded first, so the outcome does not depend on read splits.
+                let framed = match &chunk {
+                    Some(bytes) => framer.feed(bytes, frames),
+                    None => framer.finish(frames),
+                };
                 for frame in frames.drain(..) {
                     if frame.event == "error" {
                         return Err(Failure::Decode(decode::error_event_message(&frame.data)));
@@ -211,6 +213,7 @@ impl BodyReader {
                         return Ok(true);
                     }
                 }
+                framed?;
                 Ok(chunk.is_none())
             }
             Format::Json { bytes, limit } => {

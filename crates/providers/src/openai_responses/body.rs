@@ -86,10 +86,12 @@ impl BodyReader {
         let chunk = self.body.next_chunk().await?;
         match &mut self.format {
             Format::Sse { framer, frames } => {
-                match &chunk {
-                    Some(bytes) => framer.feed(bytes, frames)?,
-                    None => framer.finish(frames)?,
-                }
+                // Events completed before a framing error in the same read are
+                // decoded first, so the outcome does not depend on read splits.
+                let framed = match &chunk {
+                    Some(bytes) => framer.feed(bytes, frames),
+                    None => framer.finish(frames),
+                };
                 for frame in frames.drain(..) {
                     decoder
                         .on_data(&frame.event, &frame.data, out)
@@ -101,6 +103,7 @@ impl BodyReader {
                         return Ok(true);
                     }
                 }
+                framed?;
                 Ok(chunk.is_none())
             }
             Format::Json { bytes, limit } => {
