@@ -10,6 +10,7 @@ use xtask::conformance::discover;
 pub const GROUPS: &[(&str, &str)] = &[
     ("subscribe", "clawloop-subscribe"),
     ("session", "clawloop-session"),
+    ("providers", "clawloop-providers"),
 ];
 
 /// The packages to benchmark: the named group's, or every group's when `name` is `None`.
