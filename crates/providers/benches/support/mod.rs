@@ -20,7 +20,7 @@ use std::io::Write;
 use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost};
 use clawloop_providers::anthropic_messages::EventDecoder;
 use clawloop_providers::openai_completions::ChunkDecoder;
-use clawloop_providers::transport::{SseEvent, SseFramer};
+use clawloop_providers::transport::{FrameError, SseEvent, SseFramer};
 
 /// The transport's default event limit (issue 3).
 const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
@@ -247,53 +247,68 @@ pub fn frames(body: &[u8]) -> Result<Vec<SseEvent>, String> {
 }
 
 /// The `openai-completions` stream function's work on a 2xx body, without the socket: each
-/// read is framed, each frame decoded, and the events of the read handed on (dropped here)
-/// before the next read, as `BodyReader::step` does. Returns the final message.
+/// read is framed, each frame decoded as it is framed, borrowed from the framer's buffers
+/// ([`SseFramer::feed_with`]), and the events of the read handed on (dropped here) before the
+/// next read, as `BodyReader::step` does. Returns the final message.
 pub fn decode_openai(reads: &[&[u8]]) -> Result<AssistantMessage, String> {
     let initial = AssistantMessage::empty("openai-completions", "openai", "gpt-4o-mini", 0);
     let mut decoder = ChunkDecoder::new(initial, ModelCost::default());
     let mut framer = SseFramer::new(MAX_EVENT_BYTES);
-    let mut frames = Vec::new();
     let mut out = Vec::new();
     for read in reads {
-        framer.feed(read, &mut frames).map_err(|e| e.to_string())?;
-        for frame in frames.drain(..) {
-            decoder.on_data(&frame.data, &mut out).map_err(|e| e.0)?;
-        }
+        framer.feed_with(read, |frame| {
+            decoder
+                .on_data(frame.data, &mut out)
+                .map_err(|e| Failed(e.0))
+        })?;
         out.clear();
     }
-    framer.finish(&mut frames).map_err(|e| e.to_string())?;
-    for frame in frames.drain(..) {
-        decoder.on_data(&frame.data, &mut out).map_err(|e| e.0)?;
-    }
+    framer.finish_with(|frame| {
+        decoder
+            .on_data(frame.data, &mut out)
+            .map_err(|e| Failed(e.0))
+    })?;
     decoder.finish(&mut out);
     final_message(out)
 }
 
-/// [`decode_openai`] for `anthropic-messages`.
+/// [`decode_openai`] for `anthropic-messages`, whose stream function decodes each event as it
+/// is framed, borrowed from the framer's buffers ([`SseFramer::feed_with`]).
 pub fn decode_anthropic(reads: &[&[u8]]) -> Result<AssistantMessage, String> {
     let initial = AssistantMessage::empty("anthropic-messages", "anthropic", "claude", 0);
     let mut decoder = EventDecoder::new(initial, ModelCost::default());
     let mut framer = SseFramer::new(MAX_EVENT_BYTES);
-    let mut frames = Vec::new();
     let mut out = Vec::new();
     for read in reads {
-        framer.feed(read, &mut frames).map_err(|e| e.to_string())?;
-        for frame in frames.drain(..) {
+        framer.feed_with(read, |frame| {
             decoder
-                .on_event(&frame.event, &frame.data, &mut out)
-                .map_err(|e| e.0)?;
-        }
+                .on_event(frame.event, frame.data, &mut out)
+                .map_err(|e| Failed(e.0))
+        })?;
         out.clear();
     }
-    framer.finish(&mut frames).map_err(|e| e.to_string())?;
-    for frame in frames.drain(..) {
+    framer.finish_with(|frame| {
         decoder
-            .on_event(&frame.event, &frame.data, &mut out)
-            .map_err(|e| e.0)?;
-    }
+            .on_event(frame.event, frame.data, &mut out)
+            .map_err(|e| Failed(e.0))
+    })?;
     decoder.finish(&mut out);
     final_message(out)
+}
+
+/// A framing or decoding failure, as the message the decode functions return.
+struct Failed(String);
+
+impl From<FrameError> for Failed {
+    fn from(e: FrameError) -> Self {
+        Failed(e.to_string())
+    }
+}
+
+impl From<Failed> for String {
+    fn from(e: Failed) -> Self {
+        e.0
+    }
 }
 
 fn final_message(mut out: Vec<AssistantMessageEvent>) -> Result<AssistantMessage, String> {

@@ -45,7 +45,8 @@ pub use stop_reason::map_stop_reason;
 pub use thinking::{ThinkingPlan, supports_adaptive_thinking};
 
 use crate::transport::{
-    CallDiagnostics, FrameError, HttpTransport, ResponseBody, SseEvent, SseFramer, TransportError,
+    CallDiagnostics, FrameError, HttpTransport, ResponseBody, SseEventRef, SseFramer,
+    TransportError,
 };
 
 /// Streams Messages API calls over a shared [`HttpTransport`].
@@ -175,14 +176,8 @@ impl From<FrameError> for Failure {
 /// How the 2xx body is read: an event stream, or one JSON message from a proxy that ignored
 /// `stream: true`.
 enum Format {
-    Sse {
-        framer: SseFramer,
-        frames: Vec<SseEvent>,
-    },
-    Json {
-        bytes: Vec<u8>,
-        limit: usize,
-    },
+    Sse { framer: SseFramer },
+    Json { bytes: Vec<u8>, limit: usize },
 }
 
 /// Reads the body one chunk per [`BodyReader::step`], so events reach the consumer as soon as
@@ -206,7 +201,6 @@ impl BodyReader {
         } else {
             Format::Sse {
                 framer: SseFramer::new(limit),
-                frames: Vec::new(),
             }
         };
         BodyReader { body, format }
@@ -230,22 +224,26 @@ impl BodyReader {
         }
         let chunk = self.body.next_chunk().await?;
         match &mut self.format {
-            Format::Sse { framer, frames } => {
-                // Events completed before a framing error in the same read are
-                // decoded first, so the outcome does not depend on read splits.
-                let framed = match &chunk {
-                    Some(bytes) => framer.feed(bytes, frames),
-                    None => framer.finish(frames),
-                };
-                for frame in frames.drain(..) {
-                    decoder
-                        .on_event(&frame.event, &frame.data, out)
-                        .map_err(|e| Failure::Decode(e.0))?;
+            Format::Sse { framer } => {
+                // Each event is decoded as soon as it is framed, borrowed from the framer's
+                // buffers (issue 3 bench), so events completed before a framing error in the
+                // same read are decoded first and the outcome does not depend on read splits.
+                let mut on_event = |frame: SseEventRef<'_>| {
                     if decoder.saw_message_stop() {
-                        // Nothing follows `message_stop`; close now rather than wait.
-                        self.body.close();
-                        return Ok(true);
+                        return Ok(());
                     }
+                    decoder
+                        .on_event(frame.event, frame.data, out)
+                        .map_err(|e| Failure::Decode(e.0))
+                };
+                let framed = match &chunk {
+                    Some(bytes) => framer.feed_with(bytes, &mut on_event),
+                    None => framer.finish_with(&mut on_event),
+                };
+                if decoder.saw_message_stop() {
+                    // Nothing follows `message_stop`; close now rather than wait.
+                    self.body.close();
+                    return Ok(true);
                 }
                 framed?;
                 Ok(chunk.is_none())

@@ -21,7 +21,8 @@ pub use messages::{convert_messages, normalize_tool_call_id};
 pub use request::{build_body, build_request};
 
 use crate::transport::{
-    CallDiagnostics, FrameError, HttpTransport, ResponseBody, SseEvent, SseFramer, TransportError,
+    CallDiagnostics, FrameError, HttpTransport, ResponseBody, SseEventRef, SseFramer,
+    TransportError,
 };
 
 /// Streams Chat Completions calls over a shared [`HttpTransport`].
@@ -138,14 +139,8 @@ impl From<FrameError> for Failure {
 /// How the 2xx body is read: an event stream, or one JSON document from a server that
 /// ignored `stream: true`.
 enum Format {
-    Sse {
-        framer: SseFramer,
-        frames: Vec<SseEvent>,
-    },
-    Json {
-        bytes: Vec<u8>,
-        limit: usize,
-    },
+    Sse { framer: SseFramer },
+    Json { bytes: Vec<u8>, limit: usize },
 }
 
 /// Reads the body one chunk per [`BodyReader::step`], so events reach the consumer as soon as
@@ -169,7 +164,6 @@ impl BodyReader {
         } else {
             Format::Sse {
                 framer: SseFramer::new(limit),
-                frames: Vec::new(),
             }
         };
         BodyReader { body, format }
@@ -193,25 +187,29 @@ impl BodyReader {
         }
         let chunk = self.body.next_chunk().await?;
         match &mut self.format {
-            Format::Sse { framer, frames } => {
-                // Events completed before a framing error in the same read are
-                // decoded first, so the outcome does not depend on read splits.
-                let framed = match &chunk {
-                    Some(bytes) => framer.feed(bytes, frames),
-                    None => framer.finish(frames),
-                };
-                for frame in frames.drain(..) {
+            Format::Sse { framer } => {
+                // Each event is decoded as soon as it is framed, borrowed from the framer's
+                // buffers (issue 3 bench), so events completed before a framing error in the
+                // same read are decoded first and the outcome does not depend on read splits.
+                let mut on_event = |frame: SseEventRef<'_>| {
+                    if decoder.saw_done() {
+                        return Ok(());
+                    }
                     if frame.event == "error" {
-                        return Err(Failure::Decode(decode::error_event_message(&frame.data)));
+                        return Err(Failure::Decode(decode::error_event_message(frame.data)));
                     }
                     decoder
-                        .on_data(&frame.data, out)
-                        .map_err(|e| Failure::Decode(e.0))?;
-                    if decoder.saw_done() {
-                        // Nothing follows `[DONE]`; close now rather than wait for the server.
-                        self.body.close();
-                        return Ok(true);
-                    }
+                        .on_data(frame.data, out)
+                        .map_err(|e| Failure::Decode(e.0))
+                };
+                let framed = match &chunk {
+                    Some(bytes) => framer.feed_with(bytes, &mut on_event),
+                    None => framer.finish_with(&mut on_event),
+                };
+                if decoder.saw_done() {
+                    // Nothing follows `[DONE]`; close now rather than wait for the server.
+                    self.body.close();
+                    return Ok(true);
                 }
                 framed?;
                 Ok(chunk.is_none())

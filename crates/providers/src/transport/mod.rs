@@ -23,5 +23,5 @@ pub use frame_error::FrameError;
 pub use http_error::{HttpError, MAX_ERROR_BODY_BYTES, json_error_message};
 pub use ndjson::NdjsonFramer;
 pub use retry_after::retry_after_ms;
-pub use sse::{SseEvent, SseFramer};
+pub use sse::{SseEvent, SseEventRef, SseFramer};
 pub use text::truncate_at_char_boundary;

@@ -19,6 +19,28 @@ pub struct SseEvent {
     pub id: Option<String>,
 }
 
+/// One dispatched event, borrowed from the framer's buffers (see [`SseFramer::feed_with`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SseEventRef<'a> {
+    /// The `event:` name; empty when the event had none (the spec's `"message"`).
+    pub event: &'a str,
+    /// The `data:` lines joined with `\n`.
+    pub data: &'a str,
+    /// The last `id:` seen, if any.
+    pub id: Option<&'a str>,
+}
+
+impl SseEventRef<'_> {
+    /// The event as an owned [`SseEvent`].
+    pub fn to_owned_event(&self) -> SseEvent {
+        SseEvent {
+            event: self.event.to_owned(),
+            data: self.data.to_owned(),
+            id: self.id.map(str::to_owned),
+        }
+    }
+}
+
 /// Turns a byte stream, fed in arbitrary pieces, into [`SseEvent`]s.
 ///
 /// Handles `\r\n`, `\r` and `\n` line endings (also when a `\r\n` pair is split across two
@@ -30,8 +52,10 @@ pub struct SseFramer {
     max_event_bytes: usize,
     /// The current line when it was cut by the end of a read.
     line: Vec<u8>,
-    /// `data:` payload of the event being assembled, each line followed by `\n`.
+    /// `data:` payload of the event being assembled, each line followed by `\n`; cleared, not
+    /// reallocated, after each event.
     data: Vec<u8>,
+    /// The `event:` name of the event being assembled; cleared after each event.
     event: String,
     id: Option<String>,
     /// Whether a data line was seen for the event being assembled (empty `data:` counts).
@@ -61,7 +85,31 @@ impl SseFramer {
     }
 
     /// Feeds the next piece of the byte stream; complete events are pushed to `out`.
-    pub fn feed(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), FrameError> {
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), FrameError> {
+        self.feed_with(chunk, |event| {
+            out.push(event.to_owned_event());
+            Ok::<_, FrameError>(())
+        })
+    }
+
+    /// Ends the stream: a last line without terminator and a last event without the closing
+    /// blank line are still delivered. (The spec drops them; servers that omit the final
+    /// newline exist, and dropping their last event would turn a success into a failure.)
+    pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<(), FrameError> {
+        self.finish_with(|event| {
+            out.push(event.to_owned_event());
+            Ok::<_, FrameError>(())
+        })
+    }
+
+    /// [`feed`](Self::feed) without owned events: each complete event is handed to
+    /// `on_event`, borrowed from buffers the framer reuses, so framing allocates nothing per
+    /// event. The first error, the framer's or `on_event`'s, stops the read and is returned.
+    pub fn feed_with<E: From<FrameError>>(
+        &mut self,
+        mut chunk: &[u8],
+        mut on_event: impl FnMut(SseEventRef<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
         if !self.bom_checked {
             // The BOM may itself arrive split; collect up to three bytes before deciding.
             if self.line.len() + chunk.len() < BOM.len()
@@ -74,7 +122,7 @@ impl SseFramer {
             let mut head = std::mem::take(&mut self.line);
             head.extend_from_slice(chunk);
             let rest = head.strip_prefix(BOM).unwrap_or(&head).to_vec();
-            return self.feed_lines(&rest, out);
+            return self.feed_lines(&rest, &mut on_event);
         }
         if self.after_cr {
             self.after_cr = false;
@@ -82,23 +130,43 @@ impl SseFramer {
                 chunk = rest;
             }
         }
-        self.feed_lines(chunk, out)
+        self.feed_lines(chunk, &mut on_event)
     }
 
-    fn feed_lines(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), FrameError> {
+    /// [`finish`](Self::finish) with borrowed events, as [`feed_with`](Self::feed_with).
+    pub fn finish_with<E: From<FrameError>>(
+        &mut self,
+        mut on_event: impl FnMut(SseEventRef<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if !self.bom_checked {
+            self.bom_checked = true;
+        }
+        if !self.line.is_empty() {
+            let line = std::mem::take(&mut self.line);
+            self.process_line(&line, &mut on_event)?;
+        }
+        self.dispatch(&mut on_event)
+    }
+
+    fn feed_lines<E: From<FrameError>>(
+        &mut self,
+        mut chunk: &[u8],
+        on_event: &mut impl FnMut(SseEventRef<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
         // `memchr2` rather than a byte loop: the byte-at-a-time search for line ends was the
         // framer's largest cost, a third of the whole decode path (issue 3 bench).
         while let Some(end) = memchr::memchr2(b'\n', b'\r', chunk) {
             let terminator = chunk[end];
             if self.line.is_empty() {
-                self.process_line(&chunk[..end], out)?;
+                self.process_line(&chunk[..end], on_event)?;
             } else {
                 self.check_size(end)?;
                 let mut line = std::mem::take(&mut self.line);
                 line.extend_from_slice(&chunk[..end]);
-                self.process_line(&line, out)?;
+                let result = self.process_line(&line, on_event);
                 line.clear();
                 self.line = line;
+                result?;
             }
             chunk = &chunk[end + 1..];
             if terminator == b'\r' {
@@ -116,20 +184,6 @@ impl SseFramer {
         Ok(())
     }
 
-    /// Ends the stream: a last line without terminator and a last event without the closing
-    /// blank line are still delivered. (The spec drops them; servers that omit the final
-    /// newline exist, and dropping their last event would turn a success into a failure.)
-    pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<(), FrameError> {
-        if !self.bom_checked {
-            self.bom_checked = true;
-        }
-        if !self.line.is_empty() {
-            let line = std::mem::take(&mut self.line);
-            self.process_line(&line, out)?;
-        }
-        self.dispatch(out)
-    }
-
     fn check_size(&self, extra: usize) -> Result<(), FrameError> {
         if self.line.len() + self.data.len() + extra > self.max_event_bytes {
             return Err(FrameError::TooLarge {
@@ -139,9 +193,13 @@ impl SseFramer {
         Ok(())
     }
 
-    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<(), FrameError> {
+    fn process_line<E: From<FrameError>>(
+        &mut self,
+        line: &[u8],
+        on_event: &mut impl FnMut(SseEventRef<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
         if line.is_empty() {
-            return self.dispatch(out);
+            return self.dispatch(on_event);
         }
         if line[0] == b':' {
             return Ok(());
@@ -158,16 +216,22 @@ impl SseFramer {
                 if self.data.len() + value.len() + 1 > self.max_event_bytes {
                     return Err(FrameError::TooLarge {
                         limit: self.max_event_bytes,
-                    });
+                    }
+                    .into());
                 }
-                // One exact reservation: the buffer was handed to the previous event, and
-                // growing it for the value and again for the `\n` would allocate twice.
-                self.data.reserve(value.len() + 1);
                 self.data.extend_from_slice(value);
                 self.data.push(b'\n');
                 self.has_data = true;
             }
-            b"event" => self.event = lossy_string(value),
+            b"event" => {
+                // Into the reused buffer: a fresh `String` per event was an allocation (and a
+                // free) per event on the decode path (issue 3 bench).
+                self.event.clear();
+                match std::str::from_utf8(value) {
+                    Ok(text) => self.event.push_str(text),
+                    Err(_) => self.event.push_str(&String::from_utf8_lossy(value)),
+                }
+            }
             // An id containing NUL is ignored, as the spec says.
             b"id" if !value.contains(&0) => self.id = Some(lossy_string(value)),
             _ => {}
@@ -175,22 +239,28 @@ impl SseFramer {
         Ok(())
     }
 
-    fn dispatch(&mut self, out: &mut Vec<SseEvent>) -> Result<(), FrameError> {
-        let event = std::mem::take(&mut self.event);
+    fn dispatch<E: From<FrameError>>(
+        &mut self,
+        on_event: &mut impl FnMut(SseEventRef<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
         if !self.has_data {
             // The spec: an event without data is not dispatched; its name is reset.
+            self.event.clear();
             return Ok(());
         }
         self.has_data = false;
-        let mut data = std::mem::take(&mut self.data);
-        data.pop();
-        let data = String::from_utf8(data).map_err(|_| FrameError::InvalidUtf8)?;
-        out.push(SseEvent {
-            event,
-            data,
-            id: self.id.clone(),
-        });
-        Ok(())
+        let result = match std::str::from_utf8(self.data.strip_suffix(b"\n").unwrap_or(&self.data))
+        {
+            Ok(data) => on_event(SseEventRef {
+                event: &self.event,
+                data,
+                id: self.id.as_deref(),
+            }),
+            Err(_) => Err(FrameError::InvalidUtf8.into()),
+        };
+        self.event.clear();
+        self.data.clear();
+        result
     }
 }
 
@@ -300,6 +370,34 @@ mod tests {
                 id: Some("\u{fffd}".into()),
             }]
         );
+    }
+
+    #[test]
+    fn borrowed_events_reuse_buffers_and_stop_at_the_first_error() {
+        let mut framer = SseFramer::new(1 << 20);
+        let mut seen = Vec::new();
+        let result = framer.feed_with(
+            b"event: a\ndata: 1\n\ndata: 2\n\nevent: c\ndata: 3\n\n",
+            |event| {
+                seen.push((event.event.to_owned(), event.data.to_owned()));
+                if event.data == "2" {
+                    return Err(FrameError::InvalidUtf8);
+                }
+                Ok(())
+            },
+        );
+        assert_eq!(result, Err(FrameError::InvalidUtf8));
+        assert_eq!(
+            seen,
+            [
+                ("a".to_owned(), "1".to_owned()),
+                (String::new(), "2".to_owned())
+            ]
+        );
+        // The rest of that read is dropped; the next read starts clean.
+        let mut rest = Vec::new();
+        framer.feed(b"data: 4\n\n", &mut rest).unwrap();
+        assert_eq!(rest, vec![ev("", "4")]);
     }
 
     #[test]
