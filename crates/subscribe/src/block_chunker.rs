@@ -11,11 +11,14 @@
 //! after that closing line (exceeding `max_chars` by that line) instead of closing synthetically
 //! and reopening an empty fence.
 //!
-//! All lengths and indices are in `char`s (Unicode scalar values).
+//! All lengths (`min_chars`, `max_chars`) are in `char`s (Unicode scalar values). The drain
+//! itself works on byte offsets into the buffer and counts chars only where a length is
+//! compared: every position it looks at is a char boundary, and the order of two positions is
+//! the same in bytes and in chars, so each char-index comparison of OpenClaw's algorithm
+//! becomes a byte comparison against the byte offset of the char index it names.
 
-use crate::fences::{
-    FenceSpan, fence_index_at, is_safe_fence_break, match_fence_line, parse_fence_spans_chars,
-};
+use crate::fences::{ByteFence, byte_fence_index_at, match_fence_line, parse_fences_into};
+use crate::text_scan::{char_offset, count_chars, find_newline};
 use clawloop_core::js_text::{is_js_blank, is_js_whitespace};
 
 /// Which break the chunker looks for first (reference §19 `breakPreference`).
@@ -98,19 +101,21 @@ pub struct BlockChunker {
     buffer: String,
     /// `buffer.chars().count()`, kept so a drain below `min_chars` costs nothing.
     buffer_chars: usize,
-    /// How many chars at the start of `buffer` are a reopened fence line added by the chunker
+    /// How many bytes at the start of `buffer` are a reopened fence line added by the chunker
     /// (not text that was pushed). Only bookkeeping for [`Emitted`].
-    synthetic_prefix_chars: usize,
+    synthetic_prefix_bytes: usize,
     /// Set while a non-forced drain is known to emit nothing (see [`FenceStall`]).
     fence_stall: Option<FenceStall>,
+    /// The fence spans of the last drain, kept for the allocation.
+    fences: Vec<ByteFence>,
 }
 
 /// A non-forced drain emitted nothing because the buffer ends inside a code fence whose
 /// complete opening line starts before `min_chars`. Every break candidate at or past
 /// `min_chars` then lies inside that fence, so until the buffer reaches `max_chars` or a line
 /// closes the fence, every further non-forced drain emits nothing too. Remembering it makes
-/// those drains O(1) instead of decoding and parsing the whole buffer again per delta, which
-/// dominated streaming a long code block in small deltas.
+/// those drains O(1) instead of parsing the whole buffer again per delta, which dominated
+/// streaming a long code block in small deltas.
 #[derive(Debug, Clone, Copy)]
 struct FenceStall {
     marker_char: char,
@@ -121,15 +126,14 @@ struct FenceStall {
 }
 
 impl FenceStall {
-    /// `true` when `line` (without its `\n`) closes the fence, as [`parse_fence_spans_chars`]
-    /// would decide it.
+    /// `true` when `line` (without its `\n`) closes the fence, as [`parse_fences_into`] would
+    /// decide it.
     fn is_closed_by(&self, line: &str) -> bool {
         // Cheap reject first: nearly every line inside a fence is code, not a marker run.
         if !line.trim_start_matches(' ').starts_with(self.marker_char) {
             return false;
         }
-        let chars: Vec<char> = line.chars().collect();
-        match_fence_line(&chars)
+        match_fence_line(line)
             .is_some_and(|f| f.marker_char == self.marker_char && f.marker_len >= self.marker_len)
     }
 }
@@ -147,10 +151,11 @@ pub(crate) struct Emitted {
     pub synthetic_suffix: usize,
 }
 
-/// Where to cut, relative to the current view, and whether the cut lands inside a fence.
+/// Where to cut, as a byte offset relative to the current view, and whether the cut lands
+/// inside a fence.
 #[derive(Debug, Clone, Copy)]
 struct BreakResult {
-    /// Break index relative to `start`; 0 means "no break".
+    /// Break offset relative to `start`; 0 means "no break".
     index: usize,
     /// Index of the fence span being split, if the cut is inside it.
     fence_split: Option<usize>,
@@ -170,6 +175,60 @@ impl BreakResult {
     }
 }
 
+/// The text a drain works on, with its fences; positions are byte offsets into `text`.
+struct Source<'a> {
+    text: &'a str,
+    fences: &'a [ByteFence],
+    /// Index of `fences[0]` in the drain's whole fence list.
+    first: usize,
+}
+
+impl<'a> Source<'a> {
+    /// The same text with only the fences that can hold an offset in `from..=to`, so that the
+    /// fence lookups of a search there cost as much in a long buffer as in a short one.
+    fn near(&self, from: usize, to: usize) -> Source<'a> {
+        let low = self.fences.partition_point(|f| f.end <= from);
+        let high = low + self.fences[low..].partition_point(|f| f.start < to);
+        Source {
+            text: self.text,
+            fences: &self.fences[low..high],
+            first: self.first + low,
+        }
+    }
+
+    /// `true` when cutting at `index` does not cut through a fenced block.
+    fn is_safe_break(&self, index: usize) -> bool {
+        byte_fence_index_at(self.fences, index).is_none()
+    }
+
+    /// `true` when a fence span starts exactly at `index`.
+    fn starts_fence(&self, index: usize) -> bool {
+        let at = self.fences.partition_point(|f| f.start < index);
+        self.fences.get(at).is_some_and(|f| f.start == index)
+    }
+
+    /// The line that reopens a split fence at the start of the next chunk.
+    fn reopen_prefix(&self, fence: usize) -> String {
+        let mut prefix = self
+            .fences
+            .get(fence)
+            .map_or("", |f| f.open_line(self.text))
+            .to_owned();
+        prefix.push('\n');
+        prefix
+    }
+
+    /// The first offset at or after `from` that is not a `\n`.
+    fn skip_newlines(&self, from: usize) -> usize {
+        let bytes = self.text.as_bytes();
+        let mut i = from.min(bytes.len());
+        while bytes.get(i) == Some(&b'\n') {
+            i += 1;
+        }
+        i
+    }
+}
+
 impl BlockChunker {
     /// An empty chunker.
     pub fn new(options: ChunkingOptions) -> Self {
@@ -177,8 +236,9 @@ impl BlockChunker {
             options,
             buffer: String::new(),
             buffer_chars: 0,
-            synthetic_prefix_chars: 0,
+            synthetic_prefix_bytes: 0,
             fence_stall: None,
+            fences: Vec::new(),
         }
     }
 
@@ -191,17 +251,20 @@ impl BlockChunker {
     pub fn push(&mut self, text: &str) {
         let old_len = self.buffer.len();
         self.buffer.push_str(text);
-        self.buffer_chars += text.chars().count();
+        self.buffer_chars += count_chars(text);
         if let Some(stall) = self.fence_stall.as_mut() {
             // Only the lines this text completes can close the fence; the last, incomplete
             // line is checked by the next drain.
-            for (at, _) in text.match_indices('\n') {
-                let line_end = old_len + at;
+            let bytes = self.buffer.as_bytes();
+            let mut from = old_len;
+            while let Some(at) = bytes.get(from..).and_then(find_newline) {
+                let line_end = from + at;
                 if stall.is_closed_by(&self.buffer[stall.line_start..line_end]) {
                     self.fence_stall = None;
                     return;
                 }
                 stall.line_start = line_end + 1;
+                from = line_end + 1;
             }
         }
     }
@@ -220,7 +283,7 @@ impl BlockChunker {
     pub fn reset(&mut self) {
         self.buffer.clear();
         self.buffer_chars = 0;
-        self.synthetic_prefix_chars = 0;
+        self.synthetic_prefix_bytes = 0;
         self.fence_stall = None;
     }
 
@@ -258,9 +321,13 @@ impl BlockChunker {
         self.fence_stall = None;
         if force && self.buffer_chars <= max {
             if !is_js_blank(self.buffer.chars()) {
+                let synthetic_prefix = self
+                    .buffer
+                    .get(..self.synthetic_prefix_bytes)
+                    .map_or(0, count_chars);
                 emit(Emitted {
                     text: std::mem::take(&mut self.buffer),
-                    synthetic_prefix: self.synthetic_prefix_chars,
+                    synthetic_prefix,
                     synthetic_suffix: 0,
                 });
             }
@@ -268,47 +335,56 @@ impl BlockChunker {
             return;
         }
 
-        // One decoded copy and one fence parse per drain; the loop below works on indices so
-        // a long forced drain stays linear instead of re-slicing the rest at every chunk.
-        // Filled through a zip rather than pushed one by one: decoding is a hot loop here.
-        let mut source = vec!['\0'; self.buffer_chars];
-        for (slot, c) in source.iter_mut().zip(self.buffer.chars()) {
-            *slot = c;
-        }
-        let mut spans = parse_fence_spans_chars(&source);
+        // One fence parse per drain; the loop below works on offsets so a long forced drain
+        // stays linear instead of re-slicing the rest at every chunk.
+        let mut fences = std::mem::take(&mut self.fences);
+        parse_fences_into(&self.buffer, &mut fences);
         if !force {
             // clawloop (SPEC §6, "never splitting inside a code fence"): while text is still
             // streaming, a fence that is not closed yet goes on past the end of the buffer.
             // OpenClaw treats the buffer end as the fence's end, so a sentence end or the hard
             // break landing exactly there would emit an unclosed code block.
-            if let Some(last) = spans.last_mut().filter(|s| !s.is_closed()) {
-                last.end = source.len() + 1;
+            if let Some(last) = fences.last_mut().filter(|f| !f.is_closed()) {
+                last.end = self.buffer.len() + 1;
             }
         }
-        // Chunks are copied from `buffer` as bytes rather than re-encoded char by char.
-        let mut bytes = ByteOffsets::new(&source);
-        let text = self.buffer.as_str();
-        let carried = self.synthetic_prefix_chars;
-        let synthetic_before = |start: usize, end: usize| carried.min(end).saturating_sub(start);
+        let src = Source {
+            text: &self.buffer,
+            fences: &fences,
+            first: 0,
+        };
+        let text = src.text;
+        let total_chars = self.buffer_chars;
+        let carried = self.synthetic_prefix_bytes;
+        // Chars of the reopened fence line the buffer started with, inside `start..end`.
+        let synthetic_before = |start: usize, end: usize| {
+            let end = end.min(carried);
+            text.get(start..end).map_or(0, count_chars)
+        };
+        // `start` is a byte offset; `start_chars` the same position in chars.
         let mut start = 0usize;
-        let mut reopen: Option<usize> = None;
+        let mut start_chars = 0usize;
+        let advance = |start: &mut usize, start_chars: &mut usize, to: usize| {
+            *start_chars += text.get(*start..to).map_or(0, count_chars);
+            *start = to;
+        };
+        let mut reopen: Option<(usize, String)> = None;
 
-        while start < source.len() {
-            let prefix = reopen.map(|i| reopen_prefix(&spans[i]));
-            let prefix_len = prefix.as_ref().map_or(0, |p| p.chars().count());
-            let remaining = prefix_len + (source.len() - start);
+        while start < text.len() {
+            let prefix = reopen.take();
+            let prefix_len = prefix.as_ref().map_or(0, |(_, p)| count_chars(p));
+            let remaining = prefix_len + (total_chars - start_chars);
 
             if !force && remaining < min {
+                reopen = prefix;
                 break;
             }
 
             if self.options.flush_on_paragraph && !force {
                 let limit = max.saturating_sub(prefix_len).max(1);
-                if let Some((index, len)) =
-                    find_next_paragraph_break(&source, &spans, start, min, limit)
-                {
-                    let mut chunk = prefix.clone().unwrap_or_default();
-                    chunk.push_str(&text[bytes.range(start, index)]);
+                if let Some((index, len)) = find_next_paragraph_break(&src, start, min, limit) {
+                    let mut chunk = prefix.map(|(_, p)| p).unwrap_or_default();
+                    chunk.push_str(&text[start..index]);
                     if !is_js_blank(chunk.chars()) {
                         emit(Emitted {
                             text: chunk,
@@ -316,58 +392,67 @@ impl BlockChunker {
                             synthetic_suffix: 0,
                         });
                     }
-                    start = skip_newlines(&source, index + len);
-                    reopen = None;
+                    let next = src.skip_newlines(index + len);
+                    advance(&mut start, &mut start_chars, next);
                     continue;
                 }
                 if remaining < max {
+                    reopen = prefix;
                     break;
                 }
             }
 
+            let view_chars = total_chars - start_chars;
             let result = if force && remaining <= max {
-                self.pick_soft_break(&source, start, &spans, 1)
+                self.pick_soft_break(&src, start)
             } else {
-                self.pick_break(&source, start, &spans, force)
+                self.pick_break(&src, start, view_chars, force)
             };
             if result.index == 0 {
                 if force {
-                    let mut chunk = prefix.unwrap_or_default();
-                    chunk.push_str(&text[bytes.range(start, source.len())]);
+                    let mut chunk = prefix.map(|(_, p)| p).unwrap_or_default();
+                    chunk.push_str(&text[start..]);
                     emit(Emitted {
                         text: chunk,
-                        synthetic_prefix: prefix_len + synthetic_before(start, source.len()),
+                        synthetic_prefix: prefix_len + synthetic_before(start, text.len()),
                         synthetic_suffix: 0,
                     });
-                    start = source.len();
-                    reopen = None;
+                    advance(&mut start, &mut start_chars, text.len());
+                } else {
+                    reopen = prefix;
                 }
                 break;
             }
 
             let absolute = start + result.index;
             let synthetic_prefix = prefix_len + synthetic_before(start, absolute);
-            let mut chunk = prefix.unwrap_or_default();
-            chunk.push_str(&text[bytes.range(start, absolute)]);
+            let mut chunk = prefix.map(|(_, p)| p).unwrap_or_default();
+            chunk.push_str(&text[start..absolute]);
             if is_js_blank(chunk.chars()) {
-                start = skip_newlines(&source, absolute);
-                reopen = None;
+                let next = src.skip_newlines(absolute);
+                advance(&mut start, &mut start_chars, next);
             } else if let Some(fence_index) = result.fence_split {
                 // Close the block here and reopen it at the start of the next chunk.
-                let before = chunk.chars().count();
+                let mut synthetic_suffix = 0;
                 if !chunk.ends_with('\n') {
                     chunk.push('\n');
+                    synthetic_suffix += 1;
                 }
-                chunk.push_str(&spans[fence_index].close_fence_line());
+                let close = fences
+                    .get(fence_index)
+                    .map(ByteFence::close_fence_line)
+                    .unwrap_or_default();
+                // The closing line is spaces and marker chars: ASCII.
+                synthetic_suffix += close.len() + 1;
+                chunk.push_str(&close);
                 chunk.push('\n');
-                let synthetic_suffix = chunk.chars().count() - before;
                 emit(Emitted {
                     text: chunk,
                     synthetic_prefix,
                     synthetic_suffix,
                 });
-                start = absolute;
-                reopen = Some(fence_index);
+                advance(&mut start, &mut start_chars, absolute);
+                reopen = Some((fence_index, src.reopen_prefix(fence_index)));
             } else {
                 emit(Emitted {
                     text: chunk,
@@ -377,15 +462,17 @@ impl BlockChunker {
                 // OpenClaw skips one whitespace char after the break. clawloop keeps it when it
                 // is the indent of a fence's open line (a whitespace break lands exactly at the
                 // fence start): skipping it would start the next chunk inside the fence.
-                let skip_one = source.get(absolute).is_some_and(|&c| is_js_whitespace(c))
-                    && !starts_fence(&spans, absolute);
-                let next = if skip_one { absolute + 1 } else { absolute };
-                start = skip_newlines(&source, next);
-                reopen = None;
+                let skipped = text[absolute..]
+                    .chars()
+                    .next()
+                    .filter(|&c| is_js_whitespace(c) && !src.starts_fence(absolute))
+                    .map_or(0, char::len_utf8);
+                let next = src.skip_newlines(absolute + skipped);
+                advance(&mut start, &mut start_chars, next);
             }
 
-            let next_prefix_len = reopen.map_or(0, |i| reopen_prefix(&spans[i]).chars().count());
-            let next_length = next_prefix_len + (source.len() - start);
+            let next_prefix_len = reopen.as_ref().map_or(0, |(_, p)| count_chars(p));
+            let next_length = next_prefix_len + (total_chars - start_chars);
             if !force && next_length < min {
                 break;
             }
@@ -394,60 +481,57 @@ impl BlockChunker {
             }
         }
 
-        let (mut rest, from) = match reopen {
-            Some(i) => {
-                let prefix = reopen_prefix(&spans[i]);
-                self.synthetic_prefix_chars = prefix.chars().count();
-                (prefix, start.min(source.len()))
-            }
+        let (prefix, from) = match reopen {
+            Some((_, prefix)) => (prefix, start.min(text.len())),
             None => {
-                let from = skip_newlines(&source, start);
+                let from = src.skip_newlines(start);
                 if from == 0 {
                     // Nothing was emitted or skipped: the buffer stays as it is.
                     if !force {
-                        self.fence_stall = fence_stall(&source, &spans, min, max, &self.buffer);
+                        self.fence_stall = fence_stall(&src, total_chars, min, max);
                     }
+                    self.fences = fences;
                     return;
                 }
-                self.synthetic_prefix_chars = carried.saturating_sub(from);
                 (String::new(), from)
             }
         };
-        let tail = bytes.range(from, source.len());
-        rest.push_str(&self.buffer[tail]);
-        self.buffer_chars = rest.chars().count();
-        self.buffer = rest;
+        let from_chars = start_chars + text.get(start..from).map_or(0, count_chars);
+        self.synthetic_prefix_bytes = if prefix.is_empty() {
+            carried.saturating_sub(from)
+        } else {
+            prefix.len()
+        };
+        self.buffer_chars = count_chars(&prefix) + (total_chars - from_chars);
+        // In place: the tail moves to the front of the same allocation.
+        self.buffer.replace_range(..from, &prefix);
+        self.fences = fences;
     }
 
     /// Forward search used when a forced remainder fits within `max_chars`
-    /// (OpenClaw `pickSoftBreakIndex`).
-    fn pick_soft_break(
-        &self,
-        source: &[char],
-        offset: usize,
-        spans: &[FenceSpan],
-        min_override: usize,
-    ) -> BreakResult {
-        let min = min_override.max(1);
-        let view = &source[offset..];
-        if view.len() < min {
+    /// (OpenClaw `pickSoftBreakIndex`, with a minimum of 1).
+    fn pick_soft_break(&self, src: &Source<'_>, start: usize) -> BreakResult {
+        let view = &src.text[start..];
+        let src = &src.near(start, src.text.len());
+        // The offset of char 1: a non-empty view has it.
+        let Some(min) = char_offset(view, 1) else {
             return BreakResult::NONE;
-        }
+        };
         let preference = self.options.break_preference;
         if preference == BreakPreference::Paragraph
-            && let Some(i) = paragraph_break_forward(view, spans, min, offset)
+            && let Some(i) = paragraph_break_forward(src, start, view, min)
         {
             return BreakResult::at(i);
         }
         if matches!(
             preference,
             BreakPreference::Paragraph | BreakPreference::Newline
-        ) && let Some(i) = newline_break_forward(view, spans, min, offset)
+        ) && let Some(i) = newline_break_forward(src, start, view, min)
         {
             return BreakResult::at(i);
         }
         if preference != BreakPreference::Newline
-            && let Some(i) = sentence_break(view, spans, min, offset)
+            && let Some(i) = sentence_break(src, start, view, min)
         {
             return BreakResult::at(i);
         }
@@ -455,56 +539,65 @@ impl BlockChunker {
     }
 
     /// Backward search inside the `max_chars` window, with the hard break as the last resort
-    /// (OpenClaw `pickBreakIndex`; a forced drain searches with a minimum of 1).
+    /// (OpenClaw `pickBreakIndex`; a forced drain searches with a minimum of 1). `view_chars`
+    /// is the length in chars of the view, the buffer from `start` on.
     fn pick_break(
         &self,
-        source: &[char],
-        offset: usize,
-        spans: &[FenceSpan],
+        src: &Source<'_>,
+        start: usize,
+        view_chars: usize,
         force: bool,
     ) -> BreakResult {
-        let min = if force {
+        let min_chars = if force {
             1
         } else {
             self.options.min_chars.max(1)
         };
-        let max = self.options.max_chars.max(min);
-        let view = &source[offset..];
-        if view.len() < min {
+        let max_chars = self.options.max_chars.max(min_chars);
+        let view = &src.text[start..];
+        // `min` and `max` are the byte offsets in `view` of char indices `min_chars` and
+        // `max_chars` (`max` capped at the view's end), so `window` is its first `max_chars`.
+        let Some(min) = char_offset(view, min_chars) else {
             return BreakResult::NONE;
-        }
-        let window = &view[..view.len().min(max)];
+        };
+        let max = char_offset(&view[min..], max_chars - min_chars).map_or(view.len(), |p| min + p);
+        let window = &view[..max];
+        // Every offset looked up below is at most `start + max`.
+        let src = &src.near(start, start + max);
         let preference = self.options.break_preference;
 
         if preference == BreakPreference::Paragraph
-            && let Some(i) = paragraph_break_backward(window, spans, min, offset)
+            && let Some(i) = paragraph_break_backward(src, start, window, min)
         {
             return BreakResult::at(i);
         }
         if matches!(
             preference,
             BreakPreference::Paragraph | BreakPreference::Newline
-        ) && let Some(i) = newline_break_backward(window, spans, min, offset)
+        ) && let Some(i) = newline_break_backward(src, start, window, min)
         {
             return BreakResult::at(i);
         }
         if preference != BreakPreference::Newline
-            && let Some(i) = sentence_break(window, spans, min, offset)
+            && let Some(i) = sentence_break(src, start, window, min)
         {
             return BreakResult::at(i);
         }
-        if preference == BreakPreference::Newline && view.len() < max {
+        if preference == BreakPreference::Newline && view_chars < max_chars {
             return BreakResult::NONE;
         }
-        for i in (min..window.len()).rev() {
-            if is_js_whitespace(window[i]) && is_safe_fence_break(spans, offset + i) {
-                return BreakResult::at(i);
-            }
+        if let Some((i, _)) = window[min..]
+            .char_indices()
+            .rev()
+            .find(|&(i, c)| is_js_whitespace(c) && src.is_safe_break(start + min + i))
+        {
+            return BreakResult::at(min + i);
         }
-        if view.len() < max {
+        if view_chars < max_chars {
             return BreakResult::NONE;
         }
-        if is_safe_fence_break(spans, offset + max) {
+        // From here on the view holds at least `max_chars` chars: `max` is char `max_chars`.
+        if src.is_safe_break(start + max) {
             if !force && cuts_possible_fence_opener(view, max) {
                 // clawloop (SPEC §6, "never splitting inside a code fence"): the last line so
                 // far may still grow into a fence opener (say a lone backtick of a coming
@@ -514,17 +607,16 @@ impl BlockChunker {
             }
             return BreakResult::at(max);
         }
-        let Some(fence_index) = fence_index_at(spans, offset + max) else {
+        let Some(fence_index) = byte_fence_index_at(src.fences, start + max) else {
             return BreakResult::at(max);
         };
-        let fence = &spans[fence_index];
+        let Some(fence) = src.fences.get(fence_index) else {
+            return BreakResult::at(max);
+        };
         // OpenClaw `findFenceCloseLineStart`: the start of the last line of the fence within
         // the view (for an unclosed fence, the last line buffered so far).
-        let fence_end = fence.end.saturating_sub(offset).min(view.len());
-        let last_line_start = view[..fence_end]
-            .iter()
-            .rposition(|&c| c == '\n')
-            .map(|p| p + 1);
+        let fence_end = fence.end.saturating_sub(start).min(view.len());
+        let last_line_start = view[..fence_end].rfind('\n').map(|p| p + 1);
         let mut index = match last_line_start {
             Some(s) if s >= min && s < max => s,
             _ => max,
@@ -535,10 +627,10 @@ impl BlockChunker {
         // case when the closing line starts within [min, max]; it is also the only sane cut
         // when it starts before min (max then falls inside the closing line itself) or when
         // only blank lines would be left to the reopened fence.
-        if let Some(close_start) = fence.close_line_start.and_then(|c| c.checked_sub(offset)) {
-            let blank_rest = is_js_blank(view[index.min(close_start)..close_start].iter().copied());
+        if let Some(close_start) = fence.close_line_start.and_then(|c| c.checked_sub(start)) {
+            let blank_rest = is_js_blank(view[index.min(close_start)..close_start].chars());
             if close_start <= max || blank_rest {
-                return BreakResult::at(fence.end - offset);
+                return BreakResult::at(fence.end - start);
             }
         }
 
@@ -546,8 +638,9 @@ impl BlockChunker {
         // a fence opening in this chunk would emit its open line (or part of it) right before
         // the synthetic close. Cut at max inside the content when that keeps some, otherwise
         // move the whole fence to the next chunk.
-        if let Some(fence_start) = fence.start.checked_sub(offset) {
-            let open_line_end = fence_start + fence.open_line.chars().count() + 1;
+        if let Some(fence_start) = fence.start.checked_sub(start) {
+            // Just past the open line's `\n` (one past the view's end while it has none).
+            let open_line_end = fence_start + (fence.open_end - fence.start) + 1;
             if index <= open_line_end {
                 if max > open_line_end {
                     index = max;
@@ -566,90 +659,44 @@ impl BlockChunker {
         }
         BreakResult {
             index,
-            fence_split: Some(fence_index),
+            fence_split: Some(src.first + fence_index),
         }
-    }
-}
-
-/// Byte offsets in a text of char indices into its decoded `source`, for indices asked in
-/// (mostly) increasing order, as a drain does: each call costs the distance from the last.
-struct ByteOffsets<'a> {
-    source: &'a [char],
-    char_index: usize,
-    byte_index: usize,
-}
-
-impl<'a> ByteOffsets<'a> {
-    fn new(source: &'a [char]) -> Self {
-        Self {
-            source,
-            char_index: 0,
-            byte_index: 0,
-        }
-    }
-
-    /// The byte offset of char index `index` (at most `source.len()`).
-    fn at(&mut self, index: usize) -> usize {
-        if index < self.char_index {
-            self.char_index = 0;
-            self.byte_index = 0;
-        }
-        let index = index.min(self.source.len());
-        self.byte_index += self.source[self.char_index..index]
-            .iter()
-            .map(|c| c.len_utf8())
-            .sum::<usize>();
-        self.char_index = index;
-        self.byte_index
-    }
-
-    /// The byte range of the chars `start..end`.
-    fn range(&mut self, start: usize, end: usize) -> std::ops::Range<usize> {
-        let start = self.at(start);
-        start..self.at(end)
     }
 }
 
 /// The [`FenceStall`] of a buffer that a non-forced drain left untouched, if it has one.
-/// `spans` are the drain's spans, the last one extended past the end of `source`.
-fn fence_stall(
-    source: &[char],
-    spans: &[FenceSpan],
-    min: usize,
-    max: usize,
-    buffer: &str,
-) -> Option<FenceStall> {
-    let last = spans.last().filter(|s| !s.is_closed() && s.start < min)?;
+/// `src.fences` are the drain's spans, the last one extended past the end of the text, which
+/// holds `total_chars` chars, at least `min`.
+fn fence_stall(src: &Source<'_>, total_chars: usize, min: usize, max: usize) -> Option<FenceStall> {
+    let min_offset = char_offset(src.text, min)?;
+    let last = src
+        .fences
+        .last()
+        .filter(|f| !f.is_closed() && f.start < min_offset)?;
     // The opening line must be complete: text appended to it could still unmake the fence.
-    let open_line_complete = last.start + last.open_line.chars().count() < source.len();
-    if source.len() >= max || !open_line_complete {
+    let open_line_complete = last.open_end < src.text.len();
+    if total_chars >= max || !open_line_complete {
         return None;
     }
     Some(FenceStall {
-        marker_char: last.marker.chars().next()?,
-        marker_len: last.marker.chars().count(),
-        line_start: buffer.rfind('\n').map_or(0, |p| p + 1),
+        marker_char: last.line.marker_char,
+        marker_len: last.line.marker_len,
+        line_start: src.text.rfind('\n').map_or(0, |p| p + 1),
     })
-}
-
-/// `true` when a fence span starts exactly at `index`.
-fn starts_fence(spans: &[FenceSpan], index: usize) -> bool {
-    let at = spans.partition_point(|s| s.start < index);
-    spans.get(at).is_some_and(|s| s.start == index)
 }
 
 /// `true` when `index` falls strictly inside the view's last (still growing) line and that line
 /// may still become a fence line: up to three spaces, then only one kind of marker char.
-fn cuts_possible_fence_opener(view: &[char], index: usize) -> bool {
-    let line_start = view.iter().rposition(|&c| c == '\n').map_or(0, |p| p + 1);
+fn cuts_possible_fence_opener(view: &str, index: usize) -> bool {
+    let line_start = view.rfind('\n').map_or(0, |p| p + 1);
     if index <= line_start {
         return false;
     }
-    let line = &view[line_start..];
-    let indent = line.iter().take(3).take_while(|&&c| c == ' ').count();
+    let line = &view.as_bytes()[line_start..];
+    let indent = line.iter().take(3).take_while(|&&b| b == b' ').count();
     let rest = &line[indent..];
     match rest.first() {
-        Some(&marker) if marker == '`' || marker == '~' => rest.iter().all(|&c| c == marker),
+        Some(&marker) if marker == b'`' || marker == b'~' => rest.iter().all(|&b| b == marker),
         Some(_) => false,
         None => true,
     }
@@ -658,163 +705,159 @@ fn cuts_possible_fence_opener(view: &[char], index: usize) -> bool {
 /// `true` when `tail`, the text that would follow a reopened fence line, could still end up as
 /// an empty block: blank lines, then a last line that may grow into the closing line (up to
 /// three spaces, then only marker chars).
-fn may_become_empty(tail: &[char], fence: &FenceSpan) -> bool {
-    let Some(marker) = fence.marker.chars().next() else {
-        return false;
-    };
-    let last_line = tail.iter().rposition(|&c| c == '\n').map_or(0, |p| p + 1);
-    if !is_js_blank(tail[..last_line].iter().copied()) {
+fn may_become_empty(tail: &str, fence: &ByteFence) -> bool {
+    let marker = fence.line.marker_char;
+    let last_line = tail.rfind('\n').map_or(0, |p| p + 1);
+    if !is_js_blank(tail[..last_line].chars()) {
         return false;
     }
     let line = &tail[last_line..];
-    let indent = line.iter().take(3).take_while(|&&c| c == ' ').count();
-    line[indent..].iter().all(|&c| c == marker)
+    let indent = line.bytes().take(3).take_while(|&b| b == b' ').count();
+    line[indent..].chars().all(|c| c == marker)
 }
 
-/// The line that reopens a split fence at the start of the next chunk.
-fn reopen_prefix(span: &FenceSpan) -> String {
-    format!("{}\n", span.open_line)
-}
-
-fn skip_newlines(source: &[char], from: usize) -> usize {
-    let mut i = from.min(source.len());
-    while source.get(i) == Some(&'\n') {
-        i += 1;
-    }
-    i
-}
-
-/// First occurrence of `\n\n` in `text` at or after `from` (JS `indexOf`).
-fn index_of_double_newline(text: &[char], from: usize) -> Option<usize> {
-    (from..text.len().saturating_sub(1)).find(|&i| text[i] == '\n' && text[i + 1] == '\n')
-}
-
-/// Last occurrence of `\n\n` in `text` starting at or before `from` (JS `lastIndexOf`).
-fn last_index_of_double_newline(text: &[char], from: usize) -> Option<usize> {
-    let last_start = text.len().checked_sub(2)?;
-    (0..=from.min(last_start))
+/// Offset in `view` of the last `\n\n` that starts at or after `min` and before `end`.
+fn last_double_newline(view: &[u8], min: usize, end: usize) -> Option<usize> {
+    (min..end.min(view.len().saturating_sub(1)))
         .rev()
-        .find(|&i| text[i] == '\n' && text[i + 1] == '\n')
+        .find(|&i| view[i] == b'\n' && view[i + 1] == b'\n')
 }
 
-/// Tries the two candidates of a `\n\n` at `at` (the first newline, then the second).
+/// Tries the two candidates of a `\n\n` at `at` in `view` (the first newline, then the second):
+/// at or past `min`, before the end of `view`, outside fences.
 fn paragraph_candidate(
-    text: &[char],
-    spans: &[FenceSpan],
+    src: &Source<'_>,
+    start: usize,
+    view: &str,
     min: usize,
-    offset: usize,
     at: usize,
 ) -> Option<usize> {
     [at, at + 1]
         .into_iter()
-        .find(|&c| c >= min && c < text.len() && is_safe_fence_break(spans, offset + c))
+        .find(|&c| c >= min && c < view.len() && src.is_safe_break(start + c))
 }
 
+/// The first `\n\n` of `view` (JS `indexOf` from 0, then from past each rejected match) with
+/// an acceptable candidate.
 fn paragraph_break_forward(
-    text: &[char],
-    spans: &[FenceSpan],
+    src: &Source<'_>,
+    start: usize,
+    view: &str,
     min: usize,
-    offset: usize,
 ) -> Option<usize> {
-    let mut at = index_of_double_newline(text, 0);
-    while let Some(i) = at {
-        if let Some(c) = paragraph_candidate(text, spans, min, offset, i) {
+    let mut from = 0;
+    while let Some(found) = view.get(from..).and_then(|rest| rest.find("\n\n")) {
+        let at = from + found;
+        if let Some(c) = paragraph_candidate(src, start, view, min, at) {
             return Some(c);
         }
-        at = index_of_double_newline(text, i + 2);
+        from = at + 2;
     }
     None
 }
 
+/// The last `\n\n` of `window` (JS `lastIndexOf`, then from just before each rejected match)
+/// with an acceptable candidate. Matches before `min` end the search: neither of their
+/// candidates can be at or past `min`.
 fn paragraph_break_backward(
-    text: &[char],
-    spans: &[FenceSpan],
+    src: &Source<'_>,
+    start: usize,
+    window: &str,
     min: usize,
-    offset: usize,
 ) -> Option<usize> {
-    let mut at = last_index_of_double_newline(text, text.len());
-    while let Some(i) = at.filter(|&i| i >= min) {
-        if let Some(c) = paragraph_candidate(text, spans, min, offset, i) {
+    let bytes = window.as_bytes();
+    let mut end = bytes.len();
+    while let Some(at) = last_double_newline(bytes, min, end) {
+        if let Some(c) = paragraph_candidate(src, start, window, min, at) {
             return Some(c);
         }
-        at = i
-            .checked_sub(1)
-            .and_then(|from| last_index_of_double_newline(text, from));
+        end = at;
     }
     None
 }
 
-fn newline_break_forward(
-    text: &[char],
-    spans: &[FenceSpan],
-    min: usize,
-    offset: usize,
-) -> Option<usize> {
-    (min..text.len()).find(|&i| text[i] == '\n' && is_safe_fence_break(spans, offset + i))
+fn newline_break_forward(src: &Source<'_>, start: usize, view: &str, min: usize) -> Option<usize> {
+    view.get(min..)?
+        .match_indices('\n')
+        .map(|(i, _)| min + i)
+        .find(|&i| src.is_safe_break(start + i))
 }
 
 fn newline_break_backward(
-    text: &[char],
-    spans: &[FenceSpan],
+    src: &Source<'_>,
+    start: usize,
+    window: &str,
     min: usize,
-    offset: usize,
 ) -> Option<usize> {
-    (min..text.len())
-        .rev()
-        .find(|&i| text[i] == '\n' && is_safe_fence_break(spans, offset + i))
+    window
+        .get(min..)?
+        .rmatch_indices('\n')
+        .map(|(i, _)| min + i)
+        .find(|&i| src.is_safe_break(start + i))
 }
 
-/// The break after the last `[.!?](?=\s|$)` at index ≥ `min` whose break point is outside a
-/// fence (OpenClaw `findSafeSentenceBreakIndex`). `$` is the end of `text`, which may be the
+/// The break after the last `[.!?](?=\s|$)` at or past `min` whose break point is outside a
+/// fence (OpenClaw `findSafeSentenceBreakIndex`). `$` is the end of `view`, which may be the
 /// `max_chars` window rather than the whole buffer.
-fn sentence_break(text: &[char], spans: &[FenceSpan], min: usize, offset: usize) -> Option<usize> {
-    (min..text.len()).rev().find_map(|at| {
-        let punct = matches!(text[at], '.' | '!' | '?');
-        let followed = text.get(at + 1).is_none_or(|&c| is_js_whitespace(c));
+fn sentence_break(src: &Source<'_>, start: usize, view: &str, min: usize) -> Option<usize> {
+    let bytes = view.as_bytes();
+    (min..bytes.len()).rev().find_map(|at| {
+        let punct = matches!(bytes[at], b'.' | b'!' | b'?');
+        if !punct {
+            return None;
+        }
+        // The punctuation is ASCII, so `at + 1` is a char boundary.
+        let followed = view[at + 1..].chars().next().is_none_or(is_js_whitespace);
         let candidate = at + 1;
-        (punct && followed && is_safe_fence_break(spans, offset + candidate)).then_some(candidate)
+        (followed && src.is_safe_break(start + candidate)).then_some(candidate)
     })
 }
 
 /// The first paragraph break (`/\n[\t ]*\n+/`) found scanning from `start` that lies at least
 /// `min` chars after `start` and outside fences, if it lies within `limit` chars of `start`.
-/// Returns `(index, match length)`.
+/// Returns its byte offset and the byte length of the match (all ASCII).
 ///
 /// The scan stops once a match could only start past `limit`, which gives the same answer as
 /// OpenClaw's unbounded regex scan followed by its `index - start <= limit` check, without
 /// rescanning a long paragraph-less tail on every loop of a drain.
 fn find_next_paragraph_break(
-    source: &[char],
-    spans: &[FenceSpan],
+    src: &Source<'_>,
     start: usize,
     min: usize,
     limit: usize,
 ) -> Option<(usize, usize)> {
+    let text = src.text;
+    let bytes = text.as_bytes();
+    // A match is taken only within `limit` chars of `start`.
+    let reach = char_offset(&text[start..], limit).map_or(text.len(), |p| start + p);
+    let src = &src.near(start, reach);
+    // `i` is a byte offset, `distance` the chars from `start` to it.
     let mut i = start;
-    while i < source.len() {
-        if source[i] != '\n' {
-            i += 1;
-            continue;
-        }
-        if i - start > limit {
+    let mut distance = 0usize;
+    loop {
+        let newline = i + text.get(i..)?.find('\n')?;
+        distance += count_chars(&text[i..newline]);
+        i = newline;
+        if distance > limit {
             return None;
         }
         let mut j = i + 1;
-        while source.get(j).is_some_and(|&c| c == '\t' || c == ' ') {
+        while bytes.get(j).is_some_and(|&b| b == b'\t' || b == b' ') {
             j += 1;
         }
-        if source.get(j) != Some(&'\n') {
+        if bytes.get(j) != Some(&b'\n') {
             i += 1;
+            distance += 1;
             continue;
         }
-        let end = skip_newlines(source, j);
-        if i - start >= min && is_safe_fence_break(spans, i) {
+        let end = src.skip_newlines(j);
+        if distance >= min && src.is_safe_break(i) {
             return Some((i, end - i));
         }
         // A skipped match is consumed whole, as the global regex's `lastIndex` moves past it.
+        distance += end - i;
         i = end;
     }
-    None
 }
 
 #[cfg(test)]

@@ -93,6 +93,7 @@ pub mod messaging_dedupe;
 pub mod sink;
 pub mod subscription;
 pub mod tag_filter;
+mod text_scan;
 pub mod tool_meta;
 pub mod usage_accumulator;
 

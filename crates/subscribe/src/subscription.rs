@@ -15,6 +15,7 @@ use clawloop_core::{
     AgentEvent, AgentMessage, AgentToolResult, AssistantMessageEvent, StopReason, Usage,
 };
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 use crate::block_chunker::{BlockChunker, ChunkingOptions};
@@ -27,6 +28,7 @@ use crate::sink::{
     BlockReply, LifecyclePhase, ReasoningUpdate, SubscriptionEvent, SubscriptionSink,
 };
 use crate::tag_filter::{TagFilter, TagFilterOptions};
+use crate::text_scan::find_json_escape;
 use crate::tool_meta::{
     LastToolError, ToolCallSummary, ToolMeta, extract_tool_error_message, is_cron_add,
     is_messaging_send, is_same_tool_mutation_action, is_tool_result_error, messaging_media_urls,
@@ -150,17 +152,54 @@ pub fn format_reasoning_message(text: &str) -> String {
 /// The key under which a delivered block is remembered, so that final payloads repeating it
 /// can be dropped (OpenClaw `createBlockReplyPayloadKey`): JSON of the trimmed text and media.
 pub fn block_reply_payload_key(text: &str, media_urls: &[String]) -> String {
-    // The bytes of `json!({ "text": …, "mediaList": … }).to_string()`, serialized from the
-    // borrowed text: building the `Value` copied every block once more and formatting it went
-    // through `fmt`, a visible cost per streamed byte.
-    match (
-        serde_json::to_string(js_trim(text)),
-        serde_json::to_string(media_urls),
-    ) {
-        (Ok(text), Ok(media)) => format!("{{\"text\":{text},\"mediaList\":{media}}}"),
+    // The bytes of `json!({ "text": …, "mediaList": … }).to_string()`, written directly:
+    // building the `Value` copied every block once more, and serde_json's byte-by-byte escape
+    // loop was a visible cost per streamed byte.
+    let Ok(media) = serde_json::to_string(media_urls) else {
         // Serializing strings cannot fail; the `Value` form stays as the fallback.
-        _ => serde_json::json!({ "text": js_trim(text), "mediaList": media_urls }).to_string(),
+        return serde_json::json!({ "text": js_trim(text), "mediaList": media_urls }).to_string();
+    };
+    let text = js_trim(text);
+    let mut key = String::with_capacity(text.len() + media.len() + 24);
+    key.push_str("{\"text\":");
+    push_json_string(&mut key, text);
+    key.push_str(",\"mediaList\":");
+    key.push_str(&media);
+    key.push('}');
+    key
+}
+
+/// Appends `text` as a JSON string literal, byte for byte as `serde_json` writes it: `"` and
+/// `\` backslash-escaped, control chars below U+0020 as `\b` `\t` `\n` `\f` `\r` or `\u00xx`
+/// (lowercase hex), everything else (DEL and all non-ASCII included) as is. Runs without an
+/// escape are found a word at a time and copied whole.
+fn push_json_string(out: &mut String, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let mut rest = text;
+    while let Some(at) = find_json_escape(rest.as_bytes()) {
+        // The escaped bytes are ASCII, so `at` and `at + 1` are char boundaries.
+        out.push_str(&rest[..at]);
+        let byte = rest.as_bytes()[at];
+        // Pushed char by char: for two-byte escapes that is cheaper than a `memcpy` call.
+        out.push('\\');
+        match byte {
+            b'"' | b'\\' => out.push(char::from(byte)),
+            0x08 => out.push('b'),
+            b'\t' => out.push('t'),
+            b'\n' => out.push('n'),
+            0x0C => out.push('f'),
+            b'\r' => out.push('r'),
+            _ => {
+                out.push_str("u00");
+                out.push(char::from(HEX[usize::from(byte >> 4)]));
+                out.push(char::from(HEX[usize::from(byte & 0xF)]));
+            }
+        }
+        rest = &rest[at + 1..];
     }
+    out.push_str(rest);
+    out.push('"');
 }
 
 fn js_trim(s: &str) -> &str {
@@ -169,6 +208,29 @@ fn js_trim(s: &str) -> &str {
 
 fn js_trim_end(s: &str) -> &str {
     s.trim_end_matches(is_js_whitespace)
+}
+
+fn js_trim_start(s: &str) -> &str {
+    s.trim_start_matches(is_js_whitespace)
+}
+
+/// `js_trim_end(s).len()`, looking at trailing ASCII bytes directly (most deltas end in one):
+/// the generic char search costs more than the short deltas it trims.
+#[inline]
+fn trimmed_end_len(s: &str) -> usize {
+    let bytes = s.as_bytes();
+    let mut end = bytes.len();
+    while let Some(&b) = end.checked_sub(1).and_then(|last| bytes.get(last)) {
+        if !b.is_ascii() {
+            // `end` follows an ASCII byte (or is the end), so it is a char boundary.
+            return s.get(..end).map_or(0, |rest| js_trim_end(rest).len());
+        }
+        if !is_js_whitespace(char::from(b)) {
+            return end;
+        }
+        end -= 1;
+    }
+    0
 }
 
 /// `true` when [`normalize_text_for_comparison`] certainly gives different results for `a` and
@@ -252,6 +314,29 @@ enum ReasoningSource {
     Tagged,
 }
 
+/// Where the tag-filter state for the streamed text without its trailing whitespace is kept.
+///
+/// `message_end` strips the message's text, which is normally exactly what was streamed,
+/// trimmed. Filtering the streamed text again would be a second full pass over the message;
+/// finishing a copy of the filter state at the end of the trimmed text gives the same result
+/// (the filter's output does not depend on how its input is split) for the cost of the text
+/// held back at that point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum VisibleMark {
+    /// Nothing but whitespace streamed yet.
+    Unset,
+    /// The streamed text ends in a non-whitespace char: the state is `visible_filter`'s own.
+    Current,
+    /// A copy in `visible_mark_filter`, taken where the last non-whitespace char ended, with
+    /// the lengths `visible_raw` and the reasoning text had there.
+    Saved {
+        /// `visible_raw.len()` at the mark.
+        shown: usize,
+        /// `visible_filter.reasoning().len()` at the mark.
+        reasoning: usize,
+    },
+}
+
 /// The subscription state machine. See the [module docs](self).
 #[derive(Debug)]
 pub struct Subscription<S: SubscriptionSink> {
@@ -277,10 +362,18 @@ pub struct Subscription<S: SubscriptionSink> {
     visible_start: Option<usize>,
     /// Byte offset just after the last non-whitespace char of `visible_raw`.
     visible_end: usize,
+    /// Where the filter state at the end of the trimmed streamed text is (for `message_end`).
+    visible_mark: VisibleMark,
+    /// The copy [`VisibleMark::Saved`] refers to; its buffers are reused from mark to mark.
+    visible_mark_filter: TagFilter,
     /// End of the cleaned text last reported (`lastStreamedAssistantCleaned`), 0 for none.
     streamed_end: usize,
     /// Tag state carried across block chunks (OpenClaw `blockState`).
     block_filter: TagFilter,
+    /// Reused buffer for a block's text after tag stripping.
+    block_stripped: String,
+    /// Reused vector for the chunks a streaming drain emits.
+    drained: Vec<String>,
     emitted_assistant_update: bool,
     last_block_reply_text: Option<String>,
     reasoning_stream_open: bool,
@@ -329,7 +422,11 @@ impl<S: SubscriptionSink> Subscription<S> {
         Self {
             chunker: options.chunking.map(BlockChunker::new),
             visible_filter: TagFilter::new(tag_options),
+            visible_mark: VisibleMark::Unset,
+            visible_mark_filter: TagFilter::new(tag_options),
             block_filter: TagFilter::new(tag_options),
+            block_stripped: String::new(),
+            drained: Vec::new(),
             options,
             sink,
             assistant_texts: Vec::new(),
@@ -584,6 +681,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         self.visible_start = None;
         self.visible_end = 0;
         self.streamed_end = 0;
+        self.visible_mark = VisibleMark::Unset;
     }
 
     // ---- message_update --------------------------------------------------------------------
@@ -665,10 +763,14 @@ impl<S: SubscriptionSink> Subscription<S> {
             && self.options.block_reply_break == BlockReplyBreak::TextEnd
             && let Some(chunker) = self.chunker.as_mut()
         {
-            let chunks = chunker.drain_to_vec(false);
-            for c in chunks {
+            // Into a vector kept from delta to delta: most drains emit nothing, and a fresh
+            // vector per delta was a visible cost with one-byte deltas.
+            let mut chunks = std::mem::take(&mut self.drained);
+            chunker.drain(false, |chunk| chunks.push(chunk));
+            for c in chunks.drain(..) {
                 self.emit_block_chunk(&c);
             }
+            self.drained = chunks;
         }
         if kind == TextEventKind::End && self.options.block_reply_break == BlockReplyBreak::TextEnd
         {
@@ -681,20 +783,41 @@ impl<S: SubscriptionSink> Subscription<S> {
     fn push_visible(&mut self, chunk: &str) {
         let was_thinking = self.visible_filter.in_thinking();
         let base = self.visible_raw.len();
-        self.visible_filter.push_into(chunk, &mut self.visible_raw);
+        // The filter shows at most the chunk and what it held back: one reservation instead of
+        // repeated growth when a long text arrives at once (small ones grow as usual).
+        if chunk.len() > 4096 {
+            self.visible_raw.reserve(chunk.len());
+        }
+        // Two pushes when the chunk ends in whitespace, to mark the state in between (see
+        // `VisibleMark`); the output is the same as from one.
+        let (text, trailing_space) = chunk.split_at(trimmed_end_len(chunk));
+        if !text.is_empty() {
+            self.visible_filter.push_into(text, &mut self.visible_raw);
+            self.visible_mark = VisibleMark::Current;
+        }
+        if !trailing_space.is_empty() {
+            if self.visible_mark == VisibleMark::Current {
+                self.visible_mark_filter
+                    .copy_state_from(&self.visible_filter);
+                self.visible_mark = VisibleMark::Saved {
+                    shown: self.visible_raw.len(),
+                    reasoning: self.visible_filter.reasoning().len(),
+                };
+            }
+            self.visible_filter
+                .push_into(trailing_space, &mut self.visible_raw);
+        }
         let shown = &self.visible_raw[base..];
-        // Only the new text is scanned for the trim bounds, keeping the cost per delta.
-        if let Some(offset) = shown.find(|c: char| !is_js_whitespace(c)) {
+        // Only the new text is scanned for the trim bounds, keeping the cost per delta. The
+        // bounds move only when it holds a non-whitespace char, that is when it is not empty
+        // once trimmed at the end.
+        let shown_end = trimmed_end_len(shown);
+        if shown_end > 0 {
             if self.visible_start.is_none() {
+                let offset = shown.len() - js_trim_start(shown).len();
                 self.visible_start = Some(base + offset);
             }
-            if let Some((idx, c)) = shown
-                .char_indices()
-                .rev()
-                .find(|(_, c)| !is_js_whitespace(*c))
-            {
-                self.visible_end = base + idx + c.len_utf8();
-            }
+            self.visible_end = base + shown_end;
         }
         let now_thinking = self.visible_filter.in_thinking();
         if !was_thinking && now_thinking {
@@ -729,6 +852,48 @@ impl<S: SubscriptionSink> Subscription<S> {
 
     fn should_emit_partial_replies(&self) -> bool {
         self.options.reasoning_mode != ReasoningMode::On || self.options.block_replies
+    }
+
+    /// `TagFilter::strip(raw_text)` and (when `with_thinking`) the reasoning that strip finds
+    /// inside think tags, taken from the streaming filter when `raw_text` is the streamed text
+    /// without its trailing whitespace (see [`VisibleMark`]); `None` otherwise. As `raw_text`
+    /// is trimmed at both ends, equality also means the deltas did not begin with whitespace,
+    /// which would have mattered to the filter (four spaces make a fence line plain text).
+    fn strip_as_streamed(
+        &mut self,
+        raw_text: &str,
+        with_thinking: bool,
+    ) -> Option<(String, Option<String>)> {
+        if raw_text.is_empty() || js_trim_end(&self.delta_buffer) != raw_text {
+            return None;
+        }
+        let (shown, reasoning) = match self.visible_mark {
+            VisibleMark::Unset => return None,
+            VisibleMark::Current => {
+                self.visible_mark_filter
+                    .copy_state_from(&self.visible_filter);
+                (
+                    self.visible_raw.len(),
+                    self.visible_filter.reasoning().len(),
+                )
+            }
+            VisibleMark::Saved { shown, reasoning } => (shown, reasoning),
+        };
+        let thinking_before = self.visible_filter.reasoning().get(..reasoning)?;
+        if !self.visible_raw.is_char_boundary(shown) {
+            return None;
+        }
+        let mut thinking = with_thinking.then(|| thinking_before.to_owned());
+        // The mark is used up: finishing changes the copy. The visible text is taken rather
+        // than copied: `message_end` resets it anyway, and it may be the whole reply.
+        self.visible_mark = VisibleMark::Unset;
+        let mut text = std::mem::take(&mut self.visible_raw);
+        text.truncate(shown);
+        self.visible_mark_filter.finish_into(&mut text);
+        if let Some(thinking) = thinking.as_mut() {
+            thinking.push_str(self.visible_mark_filter.reasoning());
+        }
+        Some((text, thinking))
     }
 
     fn stream_native_reasoning(&mut self) {
@@ -766,7 +931,7 @@ impl<S: SubscriptionSink> Subscription<S> {
 
     fn remember_assistant_text(&mut self, text: &str) {
         self.last_assistant_text_message_index = Some(self.assistant_message_index);
-        self.last_assistant_text_trimmed = Some(js_trim_end(text).to_owned());
+        set_reusing(&mut self.last_assistant_text_trimmed, js_trim_end(text));
     }
 
     fn should_skip_assistant_text(&self, text: &str) -> bool {
@@ -814,9 +979,18 @@ impl<S: SubscriptionSink> Subscription<S> {
         if self.suppress_block_chunks {
             return;
         }
-        let mut stripped = self.block_filter.push(raw);
-        stripped.push_str(&self.block_filter.finish());
-        let chunk = js_trim_end(&stripped);
+        let mut stripped = std::mem::take(&mut self.block_stripped);
+        stripped.clear();
+        stripped.reserve(raw.len());
+        self.block_filter.push_into(raw, &mut stripped);
+        self.block_filter.finish_into(&mut stripped);
+        self.emit_stripped_chunk(js_trim_end(&stripped));
+        self.block_stripped = stripped;
+    }
+
+    /// The rest of [`emit_block_chunk`](Self::emit_block_chunk), for the stripped and trimmed
+    /// chunk.
+    fn emit_stripped_chunk(&mut self, chunk: &str) {
         if chunk.is_empty()
             || self.last_block_reply_text.as_deref() == Some(chunk)
             || self.is_messaging_duplicate(chunk)
@@ -824,12 +998,11 @@ impl<S: SubscriptionSink> Subscription<S> {
         {
             return;
         }
-        let chunk = chunk.to_owned();
-        self.last_block_reply_text = Some(chunk.clone());
-        self.assistant_texts.push(chunk.clone());
-        self.remember_assistant_text(&chunk);
+        set_reusing(&mut self.last_block_reply_text, chunk);
+        self.assistant_texts.push(chunk.to_owned());
+        self.remember_assistant_text(chunk);
         if self.options.block_replies {
-            self.deliver_block_reply(chunk, false);
+            self.deliver_block_reply(chunk.to_owned(), false);
         }
     }
 
@@ -878,10 +1051,19 @@ impl<S: SubscriptionSink> Subscription<S> {
         self.usage.record(&assistant.usage);
 
         let raw_text = assistant_raw_text(assistant);
-        let tag_options = TagFilterOptions {
-            enforce_final_tag: self.options.enforce_final_tag,
+        let wants_reasoning = matches!(
+            self.options.reasoning_mode,
+            ReasoningMode::On | ReasoningMode::Stream
+        );
+        let (mut text, tagged_thinking) = match self.strip_as_streamed(&raw_text, wants_reasoning) {
+            Some(stripped) => stripped,
+            None => {
+                let tag_options = TagFilterOptions {
+                    enforce_final_tag: self.options.enforce_final_tag,
+                };
+                (TagFilter::strip(&raw_text, tag_options), None)
+            }
         };
-        let mut text = TagFilter::strip(&raw_text, tag_options);
         // A silent reply after a messaging-tool send means "what I sent is the answer".
         if js_trim(&text) == SILENT_REPLY_TOKEN
             && let Some(last) = self.messaging_sent_texts.last()
@@ -889,32 +1071,31 @@ impl<S: SubscriptionSink> Subscription<S> {
         {
             text = js_trim(last).to_owned();
         }
-        let wants_reasoning = matches!(
-            self.options.reasoning_mode,
-            ReasoningMode::On | ReasoningMode::Stream
-        );
         let raw_thinking = if wants_reasoning {
-            assistant_thinking(assistant, &raw_text)
+            assistant_thinking(assistant, &raw_text, tagged_thinking.as_deref())
         } else {
             String::new()
         };
         let formatted_reasoning = format_reasoning_message(&raw_thinking);
 
         // Step 3: a final assistant event when streaming never reported the text.
-        let mut cleaned = js_trim(&text).to_owned();
-        if cleaned.is_empty() {
-            let raw_trimmed = js_trim(&raw_text);
-            let without_final = TagFilter::strip(raw_trimmed, TagFilterOptions::default());
-            // OpenClaw falls back to the raw text with thinking removed; here that is the raw
-            // text with both tag kinds removed, and nothing when only reasoning was there.
-            cleaned = js_trim(&without_final).to_owned();
-        }
-        if !self.emitted_assistant_update && !cleaned.is_empty() {
-            self.sink.on_agent_event(SubscriptionEvent::Assistant {
-                text: &cleaned,
-                delta: &cleaned,
-            });
-            self.emitted_assistant_update = true;
+        if !self.emitted_assistant_update {
+            let mut cleaned = Cow::Borrowed(js_trim(&text));
+            if cleaned.is_empty() {
+                let raw_trimmed = js_trim(&raw_text);
+                let without_final = TagFilter::strip(raw_trimmed, TagFilterOptions::default());
+                // OpenClaw falls back to the raw text with thinking removed; here that is the
+                // raw text with both tag kinds removed, and nothing when only reasoning was
+                // there.
+                cleaned = Cow::Owned(js_trim(&without_final).to_owned());
+            }
+            if !cleaned.is_empty() {
+                self.sink.on_agent_event(SubscriptionEvent::Assistant {
+                    text: &cleaned,
+                    delta: &cleaned,
+                });
+                self.emitted_assistant_update = true;
+            }
         }
 
         // Step 4.
@@ -1296,22 +1477,47 @@ enum TextEventKind {
     End,
 }
 
-/// The message's text blocks, each trimmed, empty ones dropped, joined with `\n`.
-fn assistant_raw_text(message: &AssistantMessage) -> String {
-    let blocks: Vec<&str> = message
+/// The message's text blocks, each trimmed, empty ones dropped, joined with `\n`. Borrowed
+/// when there is at most one, the usual case: no copy of a long reply.
+fn assistant_raw_text(message: &AssistantMessage) -> Cow<'_, str> {
+    let mut blocks = message
         .content
         .iter()
         .filter_map(|b| match b {
             ContentBlock::Text(t) => Some(js_trim(&t.text)),
             _ => None,
         })
-        .filter(|t| !t.is_empty())
-        .collect();
-    blocks.join("\n")
+        .filter(|t| !t.is_empty());
+    let Some(first) = blocks.next() else {
+        return Cow::Borrowed("");
+    };
+    match blocks.next() {
+        None => Cow::Borrowed(first),
+        Some(second) => {
+            let mut joined = [first, second].join("\n");
+            for block in blocks {
+                joined.push('\n');
+                joined.push_str(block);
+            }
+            Cow::Owned(joined)
+        }
+    }
 }
 
-/// Native thinking blocks (trimmed, joined with `\n`), else the text inside think tags.
-fn assistant_thinking(message: &AssistantMessage, raw_text: &str) -> String {
+/// Stores `text` in `slot`, reusing the string already there.
+fn set_reusing(slot: &mut Option<String>, text: &str) {
+    match slot {
+        Some(held) => {
+            held.clear();
+            held.push_str(text);
+        }
+        None => *slot = Some(text.to_owned()),
+    }
+}
+
+/// Native thinking blocks (trimmed, joined with `\n`), else the text inside think tags of
+/// `raw_text`: `tagged` when the caller already has it (untrimmed).
+fn assistant_thinking(message: &AssistantMessage, raw_text: &str, tagged: Option<&str>) -> String {
     let native: Vec<&str> = message
         .content
         .iter()
@@ -1323,6 +1529,9 @@ fn assistant_thinking(message: &AssistantMessage, raw_text: &str) -> String {
         .collect();
     if !native.is_empty() {
         return native.join("\n");
+    }
+    if let Some(tagged) = tagged {
+        return js_trim(tagged).to_owned();
     }
     let mut filter = TagFilter::new(TagFilterOptions::default());
     let _ = filter.push(raw_text);
@@ -1355,6 +1564,20 @@ mod tests {
                     normalize_text_for_comparison(&b)
                 );
             }
+        }
+
+        /// The byte-wise trim agrees with the char-wise one.
+        #[test]
+        fn trimmed_end_len_matches_js_trim_end(text in text()) {
+            prop_assert_eq!(trimmed_end_len(&text), js_trim_end(&text).len());
+        }
+
+        /// Every escape is byte for byte serde_json's, control chars included.
+        #[test]
+        fn json_string_matches_serde_json(text in "[\\x00-\\x7f\"\\\\é🎉\u{2028}]{0,40}") {
+            let mut ours = String::new();
+            push_json_string(&mut ours, &text);
+            prop_assert_eq!(Some(ours), serde_json::to_string(&text).ok());
         }
 
         /// The key is byte for byte what `json!` produced before.

@@ -19,6 +19,7 @@
 //! fence line). So the output never depends on how the text was split into deltas, text once
 //! returned is never retracted, and the work per delta is proportional to the delta.
 
+use crate::text_scan::{find_newline, find_newline_lt_or_backtick};
 use clawloop_core::js_text::{is_js_line_terminator, is_js_whitespace};
 
 /// Tag names recognized by the thinking pass (ASCII case-insensitive).
@@ -106,13 +107,92 @@ impl TagFilter {
 
     /// [`push`](Self::push) appending the visible text to `out`, which saves the subscription
     /// an allocation and a copy per delta.
+    ///
+    /// The three passes run interleaved rather than one after the other: while every stage
+    /// that would see a run of text would only pass it on (see [`Stage::absorbable`]), the run
+    /// goes straight to where the last of them would put it, found with one scan instead of
+    /// one per pass and copied once instead of once per pass. Any other char goes through
+    /// pass 1 alone and what it lets out through passes 2 and 3 right away. Each stage still
+    /// sees exactly the chars it saw before, in the same order, so its output is the same: a
+    /// stage's output never depends on how its input is split.
     pub(crate) fn push_into(&mut self, delta: &str, out: &mut String) {
         let mut first = std::mem::take(&mut self.between[0]);
         first.clear();
-        self.thinking
-            .feed_str(delta, &mut first, &mut self.reasoning);
-        self.run_final_passes(&first, false, out);
+        let mut rest = delta;
+        while let Some(&next) = rest.as_bytes().first() {
+            let newline = next == b'\n';
+            if let Some((run, destination)) = self.fused_run(rest, newline) {
+                let (plain, tail) = rest.split_at(run.len);
+                self.thinking.absorb(plain, run);
+                match destination {
+                    Destination::Reasoning => self.reasoning.push_str(plain),
+                    Destination::Dropped => self.finals.absorb(plain, run),
+                    Destination::Shown => {
+                        self.finals.absorb(plain, run);
+                        if let Some(cleanup) = self.cleanup.as_mut() {
+                            cleanup.absorb(plain, run);
+                        }
+                        push_text(out, plain);
+                    }
+                }
+                rest = tail;
+                continue;
+            }
+            let mut chars = rest.chars();
+            if let Some(c) = chars.next() {
+                self.thinking.feed(c, &mut first, &mut self.reasoning);
+                if !first.is_empty() {
+                    self.run_final_passes(&first, false, out);
+                    first.clear();
+                }
+            }
+            rest = chars.as_str();
+        }
         self.between[0] = first;
+    }
+
+    /// The run at the start of `text` (just the `\n` when `newline`) that every stage it
+    /// reaches can take whole ([`Stage::absorbable`]), and where the last of them puts it;
+    /// `None` when one of them must look at the next char alone. The run's end is searched
+    /// once, for the most restrictive of the stages' ends.
+    fn fused_run(&self, text: &str, newline: bool) -> Option<(Run, Destination)> {
+        let first = *text.as_bytes().first()?;
+        // Every stage the run reaches must take it; `end` narrows to what all of them allow.
+        let mut end: Option<RunEnd> = None;
+        let mut takes = |stage: &Stage| {
+            if newline {
+                return stage.absorbs_newline();
+            }
+            let Some(own) = stage.run_end(first) else {
+                return false;
+            };
+            end = Some(end.map_or(own, |end| end.and(own)));
+            true
+        };
+        if !takes(&self.thinking) {
+            return None;
+        }
+        let destination = if self.thinking.scanner.inside {
+            // Pass 1 keeps it as reasoning; passes 2 and 3 never see it.
+            Destination::Reasoning
+        } else if !takes(&self.finals) {
+            return None;
+        } else {
+            match self.cleanup.as_ref() {
+                None => Destination::Shown,
+                // Pass 2 drops everything outside `<final>`; pass 3 never sees it.
+                Some(_) if !self.finals.scanner.inside => Destination::Dropped,
+                Some(cleanup) if takes(cleanup) => Destination::Shown,
+                Some(_) => return None,
+            }
+        };
+        // Empty when `text` starts with a `<` or backtick that a stage must look at.
+        let run = match end {
+            _ if newline => Run::NEWLINE,
+            Some(end) => end.find(text),
+            None => return None,
+        };
+        (run.len > 0).then_some((run, destination))
     }
 
     /// Ends the current text and returns everything still held back.
@@ -123,11 +203,32 @@ impl TagFilter {
     /// OpenClaw's per-chunk `stripBlockTags(chunk, state)` does. Use [`reset`](Self::reset) for
     /// a new message.
     pub fn finish(&mut self) -> String {
-        let mut first = String::new();
-        self.thinking.finish(&mut first, &mut self.reasoning);
         let mut shown = String::new();
-        self.run_final_passes(&first, true, &mut shown);
+        self.finish_into(&mut shown);
         shown
+    }
+
+    /// [`finish`](Self::finish) appending to `out`.
+    pub(crate) fn finish_into(&mut self, out: &mut String) {
+        let mut first = std::mem::take(&mut self.between[0]);
+        first.clear();
+        self.thinking.finish(&mut first, &mut self.reasoning);
+        self.run_final_passes(&first, true, out);
+        self.between[0] = first;
+    }
+
+    /// Makes `self` a copy of `other`'s scanning state, with no reasoning text of its own, so
+    /// that [`finish`](Self::finish) on it tells what finishing `other` right now would add
+    /// (to the text, and to the reasoning) without changing `other`. Reuses `self`'s buffers.
+    pub(crate) fn copy_state_from(&mut self, other: &Self) {
+        self.options = other.options;
+        self.thinking.copy_from(&other.thinking);
+        self.finals.copy_from(&other.finals);
+        match (&mut self.cleanup, &other.cleanup) {
+            (Some(to), Some(from)) => to.copy_from(from),
+            (to, from) => to.clone_from(from),
+        }
+        self.reasoning.clear();
     }
 
     /// Forgets everything, as for a new assistant message (the reasoning text included).
@@ -176,6 +277,124 @@ impl TagFilter {
     }
 }
 
+/// What ends a run of text a stage can take whole ([`Stage::run_end`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RunEnd {
+    /// The next `\n` (inside a fence).
+    Newline,
+    /// The next `<` or backtick, or a `\n` not followed by a byte that starts a plain line
+    /// ([`starts_plain_line`]); outside a fence, such a `\n` and that byte only end one plain
+    /// line and start another.
+    Lines,
+    /// The next `\n`, `<` or backtick: where both of the others may end.
+    Special,
+}
+
+impl RunEnd {
+    /// The end that ends a run where either `self` or `other` would.
+    fn and(self, other: Self) -> Self {
+        if self == other { self } else { Self::Special }
+    }
+
+    /// The run at the start of `text`; the bytes searched for are ASCII, so its length is a
+    /// char boundary.
+    fn find(self, text: &str) -> Run {
+        let bytes = text.as_bytes();
+        let len = match self {
+            Self::Newline => find_newline(bytes).unwrap_or(text.len()),
+            Self::Special => find_newline_lt_or_backtick(bytes).unwrap_or(text.len()),
+            Self::Lines => return lines_run(bytes),
+        };
+        Run {
+            len,
+            newline: false,
+            ticks: 0,
+        }
+    }
+}
+
+/// The [`RunEnd::Lines`] run at the start of `bytes`. It may end with a complete backtick run:
+/// in a plain line outside a fence that is text whose only effect is on the inline-code state,
+/// which [`Stage::absorb`] applies; the run stops there because that state decides what the
+/// `<` chars after it are. Complete means followed by a byte other than a backtick or `<`:
+/// every stage then sees that byte right after the backticks, while a `<` may start a tag an
+/// earlier stage removes, joining the backticks to a run after it in a later stage's input.
+fn lines_run(bytes: &[u8]) -> Run {
+    let mut from = 0;
+    loop {
+        let at = find_newline_lt_or_backtick(&bytes[from..]).map_or(bytes.len(), |p| from + p);
+        match bytes.get(at..at + 2) {
+            // The byte after the `\n` is neither of the three either.
+            Some(&[b'\n', next]) if starts_plain_line(next) => from = at + 2,
+            Some(&[b'`', _]) => {
+                let ticks = bytes[at..].iter().take_while(|&&b| b == b'`').count();
+                let complete = bytes.get(at + ticks).is_some_and(|&b| b != b'<');
+                return Run {
+                    len: if complete { at + ticks } else { at },
+                    newline: false,
+                    ticks: if complete { ticks } else { 0 },
+                };
+            }
+            _ => {
+                return Run {
+                    len: at,
+                    newline: false,
+                    ticks: 0,
+                };
+            }
+        }
+    }
+}
+
+/// A run of text a stage takes whole ([`Stage::absorbable`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Run {
+    /// Its length in bytes.
+    len: usize,
+    /// The run is one `\n` ending a line.
+    newline: bool,
+    /// The run ends with a complete backtick run of this length, in a plain line outside a
+    /// fence (0 for none).
+    ticks: usize,
+}
+
+impl Run {
+    /// A `\n` ending a line that is no fence line.
+    const NEWLINE: Self = Self {
+        len: 1,
+        newline: true,
+        ticks: 0,
+    };
+}
+
+/// `true` when a line starting with `byte` (the first byte of its first char) is known from it
+/// to be no fence line, and the byte is no tag start: any byte but a space, a backtick, `~`,
+/// `<` or `\n`.
+fn starts_plain_line(byte: u8) -> bool {
+    !matches!(byte, b' ' | b'`' | b'~' | b'<' | b'\n')
+}
+
+/// `out.push_str(text)`, with a single ASCII byte pushed as a char: a one-byte delta would
+/// otherwise cost a `memcpy` call.
+#[inline]
+fn push_text(out: &mut String, text: &str) {
+    match text.as_bytes() {
+        [byte] => out.push(char::from(*byte)),
+        _ => out.push_str(text),
+    }
+}
+
+/// Where [`TagFilter::push_into`] sends a run of plain text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Destination {
+    /// The visible text.
+    Shown,
+    /// The reasoning text (pass 1 is inside a thinking block).
+    Reasoning,
+    /// Nowhere (with `enforce_final_tag`, outside `<final>`).
+    Dropped,
+}
+
 /// What a stage does with tags and the text around them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum StageKind {
@@ -218,28 +437,16 @@ impl Stage {
         }
     }
 
-    /// Feeds every char of `text`, copying runs that cannot change any state in one go.
+    /// Feeds every char of `text`, taking runs that only pass through in one go.
     fn feed_str(&mut self, mut text: &str, out: &mut String, side: &mut String) {
         while !text.is_empty() {
-            if self.is_passthrough() {
-                // In the middle of a line already known not to be a fence line, with no tag or
-                // backtick run pending, any char but a newline, `<` or a backtick goes straight
-                // to the output its stage state selects and changes nothing (inside a fence,
-                // `<` and backticks are code, so only the newline matters). Copying such runs
-                // whole instead of char by char makes the filter several times faster.
-                let run = if self.code.fence.is_some() {
-                    text.find('\n')
-                } else {
-                    find_newline_lt_or_backtick(text.as_bytes())
-                }
-                .unwrap_or(text.len());
-                if run > 0 {
-                    // The three bytes are ASCII, so `run` is a char boundary.
-                    let (plain, rest) = text.split_at(run);
-                    self.scanner.text(plain, out, side);
-                    text = rest;
-                    continue;
-                }
+            let run = self.absorbable(text);
+            if run.len > 0 {
+                let (plain, rest) = text.split_at(run.len);
+                self.absorb(plain, run);
+                self.scanner.text(plain, out, side);
+                text = rest;
+                continue;
             }
             let mut chars = text.chars();
             if let Some(c) = chars.next() {
@@ -249,13 +456,120 @@ impl Stage {
         }
     }
 
-    /// `true` when [`feed`](Self::feed) of a char other than `\n`, `<` and `` ` `` (only `\n`
-    /// inside a fence) would only pass it to [`TagScanner::text`].
-    fn is_passthrough(&self) -> bool {
-        self.scanner.pending.is_none()
-            && self.code.line == LineScan::Plain
-            && self.code.run == 0
-            && self.code.held.is_empty()
+    /// The run at the start of `text` this stage can take whole with [`absorb`] (empty when
+    /// none): text that [`feed`](Self::feed), char by char, would only pass to
+    /// [`TagScanner::text`], while changing no state but the line scan and the inline-code
+    /// state in ways known without looking at every char. Copying such runs whole instead of
+    /// char by char makes the filter several times faster.
+    ///
+    /// [`absorb`]: Self::absorb
+    #[inline]
+    fn absorbable(&self, text: &str) -> Run {
+        const NONE: Run = Run {
+            len: 0,
+            newline: false,
+            ticks: 0,
+        };
+        match text.as_bytes().first() {
+            None => NONE,
+            Some(b'\n') if self.absorbs_newline() => Run::NEWLINE,
+            Some(b'\n') => NONE,
+            Some(&first) => self.run_end(first).map_or(NONE, |end| end.find(text)),
+        }
+    }
+
+    /// With nothing pending (no tag, held line or backtick run), `true` when a `\n` would only
+    /// end a line that is not a fence line: nothing opens or closes, and the `\n` is text.
+    #[inline]
+    fn absorbs_newline(&self) -> bool {
+        self.is_idle() && self.code.line.fence_marker().is_none()
+    }
+
+    /// What ends a run starting with `first` (not `\n`) that this stage can take whole, if it
+    /// can: inside a fence only the next `\n` (`<` and backticks are code there); outside, in a
+    /// line already known not to be a fence line or at a line start before a char that cannot
+    /// begin one (nor a tag), [`RunEnd::Lines`]. Outside a fence, nothing held means the line
+    /// is at its start or plain.
+    #[inline]
+    fn run_end(&self, first: u8) -> Option<RunEnd> {
+        if !self.is_idle() {
+            return None;
+        }
+        if self.code.fence.is_some() {
+            return Some(RunEnd::Newline);
+        }
+        match self.code.line {
+            LineScan::Plain => Some(RunEnd::Lines),
+            LineScan::Indent(0) if starts_plain_line(first) => Some(RunEnd::Lines),
+            _ => None,
+        }
+    }
+
+    /// No tag, held line or backtick run pending.
+    #[inline]
+    fn is_idle(&self) -> bool {
+        self.scanner.pending.is_none() && self.code.held.is_empty() && self.code.run == 0
+    }
+
+    /// The state change of feeding `text`, a run that [`absorbable`](Self::absorbable)
+    /// allowed, char by char; the caller passes its text on.
+    #[inline]
+    fn absorb(&mut self, text: &str, run: Run) {
+        if run.newline {
+            self.code.line = LineScan::default();
+        } else if self.code.fence.is_none() {
+            if run.ticks > 0 {
+                // The char after the backticks would end their run first thing.
+                self.code.run = run.ticks;
+                self.code.finish_run();
+            }
+            self.code.line = LineScan::Plain;
+        } else if !matches!(
+            self.code.line,
+            LineScan::Plain | LineScan::Rest { valid: false, .. }
+        ) {
+            self.absorb_code_line(text);
+        }
+    }
+
+    /// [`absorb`](Self::absorb) inside a fence, in a line still unsettled: the line scan
+    /// decides whether this line will close the fence, until it settles.
+    fn absorb_code_line(&mut self, text: &str) {
+        self.code.line = text
+            .chars()
+            .try_fold(self.code.line, |line, c| match line.advance(c) {
+                settled @ (LineScan::Plain | LineScan::Rest { valid: false, .. }) => Err(settled),
+                open => Ok(open),
+            })
+            .unwrap_or_else(|settled| settled);
+    }
+
+    /// Makes `self` a copy of `other`, reusing its buffers (a derived `clone_from` would
+    /// allocate anew).
+    fn copy_from(&mut self, other: &Self) {
+        self.code.fence = other.code.fence;
+        self.code.line = other.code.line;
+        self.code.held.clear();
+        if !other.code.held.is_empty() {
+            self.code.held.extend_from_slice(&other.code.held);
+        }
+        self.code.inline_open = other.code.inline_open;
+        self.code.inline_ticks = other.code.inline_ticks;
+        self.code.run = other.code.run;
+        self.scanner.kind = other.scanner.kind;
+        self.scanner.inside = other.scanner.inside;
+        match (&mut self.scanner.pending, &other.scanner.pending) {
+            (to @ Some(_), None) => *to = None,
+            (None, None) => {}
+            (Some(to), Some(from)) => {
+                to.raw.clone_from(&from.raw);
+                to.phase = from.phase;
+                to.close = from.close;
+                to.name.clone_from(&from.name);
+            }
+            (to, from) => to.clone_from(from),
+        }
+        self.inside = other.inside;
     }
 
     fn feed(&mut self, c: char, out: &mut String, side: &mut String) {
@@ -273,37 +587,6 @@ impl Stage {
         self.scanner.flush_pending(out, side);
         self.inside = self.scanner.inside;
     }
-}
-
-/// Index of the first `\n`, `<` or backtick in `bytes`.
-///
-/// Eight bytes at a time (the classic "has zero byte" bit trick on each byte XOR the wanted
-/// one): this scan is most of the filter's work on ordinary text.
-fn find_newline_lt_or_backtick(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    // High bit set in each byte of `word` equal to `byte`; only the lowest flagged byte is
-    // guaranteed exact, which is the one used.
-    let equal = |word: u64, byte: u8| {
-        let x = word ^ (ONES * u64::from(byte));
-        x.wrapping_sub(ONES) & !x & HIGHS
-    };
-    let mut words = bytes.chunks_exact(8);
-    for (n, chunk) in words.by_ref().enumerate() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let word = u64::from_le_bytes(word);
-        let hits = equal(word, b'\n') | equal(word, b'<') | equal(word, b'`');
-        if hits != 0 {
-            return Some(n * 8 + (hits.trailing_zeros() / 8) as usize);
-        }
-    }
-    let done = bytes.len() - words.remainder().len();
-    words
-        .remainder()
-        .iter()
-        .position(|&b| matches!(b, b'\n' | b'<' | b'`'))
-        .map(|p| done + p)
 }
 
 /// Where a partially read tag stands, following
@@ -679,27 +962,6 @@ mod tests {
         assert_eq!(chunked, at_once, "chunked vs whole for {chunks:?}");
         assert_eq!(by_char, at_once, "per char vs whole for {chunks:?}");
         at_once
-    }
-
-    #[test]
-    fn special_byte_scan_finds_the_first_match() {
-        let naive = |s: &[u8]| s.iter().position(|&b| matches!(b, b'\n' | b'<' | b'`'));
-        let mut text = Vec::new();
-        for len in 0usize..40 {
-            for (at, special) in [(0, b'<'), (len / 2, b'`'), (len.saturating_sub(1), b'\n')] {
-                text.clear();
-                text.extend((0..len).map(|i| b"ab\x7f\x80\xff;9=_a"[i % 10]));
-                if len > 0 {
-                    text[at] = special;
-                }
-                assert_eq!(find_newline_lt_or_backtick(&text), naive(&text), "{text:?}");
-            }
-        }
-        // Bytes right next to the wanted ones (`;` `=` `_` `a`, 0x0B) never match.
-        assert_eq!(
-            find_newline_lt_or_backtick(b";=_a\x0b\x09;=_a\x0b\x09;=_a"),
-            None
-        );
     }
 
     #[test]
