@@ -3,52 +3,26 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clawloop_core::message::ContentBlock;
 use clawloop_core::tool::{Tool, ToolContext, ToolError, ToolResult};
 use clawloop_tools::find::FindTool;
+use common::{git_working_tree_entries, repo_root, run_tool, text_result, workspace_with};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio_util::sync::CancellationToken;
 
 async fn find(ctx: &ToolContext, args: Value) -> Result<ToolResult, ToolError> {
-    FindTool::new()
-        .execute(
-            "call-1",
-            args,
-            ctx,
-            CancellationToken::new(),
-            Arc::new(|_| {}),
-        )
-        .await
-}
-
-fn text_result(text: &str, details: Option<Value>) -> ToolResult {
-    ToolResult {
-        content: vec![ContentBlock::text(text)],
-        details,
-        is_error: false,
-    }
-}
-
-/// A workspace with the given files (paths with `/`).
-fn workspace(files: &[(&str, &str)]) -> (TempDir, ToolContext) {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, content) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
-    }
-    let ctx = ToolContext::new(dir.path());
-    (dir, ctx)
+    run_tool(&FindTool::new(), ctx, args).await
 }
 
 fn tree() -> (TempDir, ToolContext) {
-    workspace(&[
+    workspace_with(&[
         ("a.txt", ""),
         ("sub/b.txt", ""),
         ("sub/deeper/c.txt", ""),
@@ -134,7 +108,7 @@ async fn the_byte_limit_cuts_with_pis_notice() {
     let name = |i: usize| format!("{i:03}{}", "n".repeat(247));
     let files: Vec<(String, &str)> = (0..210).map(|i| (name(i), "")).collect();
     let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), *c)).collect();
-    let (_dir, ctx) = workspace(&refs);
+    let (_dir, ctx) = workspace_with(&refs);
     let result = find(&ctx, json!({"pattern": "*n", "limit": 210}))
         .await
         .unwrap();
@@ -237,7 +211,7 @@ async fn an_abort_during_the_walk_ends_the_call_with_operation_aborted() {
         .map(|i| (format!("d{}/f{i}.txt", i % 20), "hay\nneedle\n"))
         .collect();
     let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), *c)).collect();
-    let (_dir, ctx) = workspace(&refs);
+    let (_dir, ctx) = workspace_with(&refs);
     let cancel = CancellationToken::new();
     let tool = FindTool::new();
     let call = tool.execute(
@@ -300,7 +274,7 @@ async fn sanity_find_of_rust_files_matches_git_ls_files() {
     // times before it counts.
     let mut last = None;
     for _ in 0..3 {
-        let expected: BTreeSet<String> = git_files(&repo)
+        let expected: BTreeSet<String> = git_working_tree_entries(&repo)
             .into_iter()
             // The pattern is lower case, so fd's smart case matches `.RS` too.
             .filter(|p| p.to_lowercase().ends_with(".rs"))
@@ -322,44 +296,4 @@ async fn sanity_find_of_rust_files_matches_git_ls_files() {
     }
     let (found, expected) = last.unwrap();
     assert_eq!(found, expected);
-}
-
-/// `/work/main`: two levels above this crate.
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-/// Entries git lists as part of the working tree (tracked, or untracked and not ignored) that
-/// exist on disk.
-fn git_files(repo: &Path) -> Vec<String> {
-    let output = std::process::Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args([
-            "ls-files",
-            "-z",
-            "--cached",
-            "--others",
-            "--exclude-standard",
-        ])
-        .output()
-        .unwrap_or_else(|err| panic!("this test needs `git` on PATH to run `git ls-files`: {err}"));
-    assert!(
-        output.status.success(),
-        "git ls-files failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let listed: BTreeSet<String> = output
-        .stdout
-        .split(|b| *b == 0)
-        .filter(|p| !p.is_empty())
-        .map(|p| String::from_utf8(p.to_vec()).unwrap())
-        .collect();
-    listed
-        .into_iter()
-        .filter(|p| std::fs::symlink_metadata(repo.join(p)).is_ok())
-        .collect()
 }

@@ -3,53 +3,27 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use clawloop_core::message::ContentBlock;
 use clawloop_core::tool::{Tool, ToolContext, ToolError, ToolResult};
 use clawloop_tools::grep::GrepTool;
+use common::{git_working_tree_entries, repo_root, run_tool, text_result, workspace_with};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use tempfile::TempDir;
 use tokio_util::sync::CancellationToken;
 
 async fn grep(ctx: &ToolContext, args: Value) -> Result<ToolResult, ToolError> {
-    GrepTool::new()
-        .execute(
-            "call-1",
-            args,
-            ctx,
-            CancellationToken::new(),
-            Arc::new(|_| {}),
-        )
-        .await
-}
-
-fn text_result(text: &str, details: Option<Value>) -> ToolResult {
-    ToolResult {
-        content: vec![ContentBlock::text(text)],
-        details,
-        is_error: false,
-    }
-}
-
-/// A workspace with the given files (paths with `/`).
-fn workspace(files: &[(&str, &str)]) -> (TempDir, ToolContext) {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, content) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
-    }
-    let ctx = ToolContext::new(dir.path());
-    (dir, ctx)
+    run_tool(&GrepTool::new(), ctx, args).await
 }
 
 #[tokio::test]
 async fn a_single_file_is_shown_by_its_name() {
-    let (_dir, ctx) = workspace(&[("example.txt", "first line\nmatch line\nlast line\n")]);
+    let (_dir, ctx) = workspace_with(&[("example.txt", "first line\nmatch line\nlast line\n")]);
     let result = grep(&ctx, json!({"pattern": "match", "path": "example.txt"})).await;
     assert_eq!(
         result.unwrap(),
@@ -59,7 +33,7 @@ async fn a_single_file_is_shown_by_its_name() {
 
 #[tokio::test]
 async fn context_lines_and_the_match_limit_read_like_pi() {
-    let (_dir, ctx) = workspace(&[(
+    let (_dir, ctx) = workspace_with(&[(
         "context.txt",
         "before\nmatch one\nafter\nmiddle\nmatch two\nend\n",
     )]);
@@ -80,7 +54,7 @@ async fn context_lines_and_the_match_limit_read_like_pi() {
 
 #[tokio::test]
 async fn a_directory_search_shows_relative_paths_in_name_order() {
-    let (_dir, ctx) = workspace(&[
+    let (_dir, ctx) = workspace_with(&[
         ("b.txt", "needle b\n"),
         ("a/deep/c.txt", "x\nneedle c\n"),
         ("a/a.txt", "needle a\n"),
@@ -103,7 +77,7 @@ async fn a_directory_search_shows_relative_paths_in_name_order() {
 
 #[tokio::test]
 async fn ignore_case_literal_and_glob_filter_like_rg() {
-    let (_dir, ctx) = workspace(&[
+    let (_dir, ctx) = workspace_with(&[
         ("a.rs", "let x = a.b(1);\nNEEDLE\n"),
         ("b.txt", "a.b(1)\nneedle\n"),
     ]);
@@ -125,7 +99,7 @@ async fn ignore_case_literal_and_glob_filter_like_rg() {
 
 #[tokio::test]
 async fn no_match_says_so() {
-    let (_dir, ctx) = workspace(&[("a.txt", "hay\n")]);
+    let (_dir, ctx) = workspace_with(&[("a.txt", "hay\n")]);
     let result = grep(&ctx, json!({"pattern": "needle"})).await;
     assert_eq!(result.unwrap(), ToolResult::text("No matches found"));
 }
@@ -133,7 +107,7 @@ async fn no_match_says_so() {
 #[tokio::test]
 async fn long_lines_are_cut_with_a_notice() {
     let long = "y".repeat(700);
-    let (_dir, ctx) = workspace(&[("a.txt", &format!("{long}\n"))]);
+    let (_dir, ctx) = workspace_with(&[("a.txt", &format!("{long}\n"))]);
     let result = grep(&ctx, json!({"pattern": "y"})).await;
     assert_eq!(
         result.unwrap(),
@@ -153,7 +127,7 @@ async fn output_over_50kb_is_cut_with_every_notice_in_pis_order() {
     // 300 matches of 450 characters: about 138 KB of output.
     let line = "z".repeat(450);
     let content: String = (0..300).map(|_| format!("{line}\n")).collect();
-    let (_dir, ctx) = workspace(&[("big.txt", &content)]);
+    let (_dir, ctx) = workspace_with(&[("big.txt", &content)]);
     let result = grep(&ctx, json!({"pattern": "z", "limit": 200}))
         .await
         .unwrap();
@@ -189,7 +163,7 @@ async fn output_over_50kb_is_cut_with_every_notice_in_pis_order() {
 
 #[tokio::test]
 async fn a_missing_path_is_reported_with_its_absolute_form() {
-    let (dir, ctx) = workspace(&[]);
+    let (dir, ctx) = workspace_with(&[]);
     let err = grep(&ctx, json!({"pattern": "x", "path": "nope"}))
         .await
         .unwrap_err();
@@ -201,7 +175,7 @@ async fn a_missing_path_is_reported_with_its_absolute_form() {
 
 #[tokio::test]
 async fn a_bad_regex_gets_rgs_error_text() {
-    let (_dir, ctx) = workspace(&[("a.txt", "x\n")]);
+    let (_dir, ctx) = workspace_with(&[("a.txt", "x\n")]);
     let err = grep(&ctx, json!({"pattern": "("})).await.unwrap_err();
     // rg 14 prints the pattern as its regex layer wrapped it, `(?:…)`.
     assert_eq!(
@@ -255,7 +229,7 @@ async fn paths_outside_the_workspace_are_refused() {
 
 #[tokio::test]
 async fn an_abort_before_the_start_is_operation_aborted() {
-    let (_dir, ctx) = workspace(&[("a.txt", "x\n")]);
+    let (_dir, ctx) = workspace_with(&[("a.txt", "x\n")]);
     let cancel = CancellationToken::new();
     cancel.cancel();
     let err = GrepTool::new()
@@ -272,7 +246,7 @@ async fn an_abort_during_the_walk_ends_the_call_with_operation_aborted() {
         .map(|i| (format!("d{}/f{i}.txt", i % 20), "hay\nneedle\n"))
         .collect();
     let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), *c)).collect();
-    let (_dir, ctx) = workspace(&refs);
+    let (_dir, ctx) = workspace_with(&refs);
     let cancel = CancellationToken::new();
     let tool = GrepTool::new();
     let call = tool.execute(
@@ -373,51 +347,14 @@ async fn sanity_grep_over_this_repository_matches_git_ls_files() {
     assert_eq!(found, expected);
 }
 
-/// `/work/main`: two levels above this crate.
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-/// Files git lists as part of the working tree (tracked, or untracked and not ignored) that
-/// exist as regular files.
-fn git_files(repo: &Path) -> Vec<String> {
-    let output = std::process::Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args([
-            "ls-files",
-            "-z",
-            "--cached",
-            "--others",
-            "--exclude-standard",
-        ])
-        .output()
-        .unwrap_or_else(|err| panic!("this test needs `git` on PATH to run `git ls-files`: {err}"));
-    assert!(
-        output.status.success(),
-        "git ls-files failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let listed: BTreeSet<String> = output
-        .stdout
-        .split(|b| *b == 0)
-        .filter(|p| !p.is_empty())
-        .map(|p| String::from_utf8(p.to_vec()).unwrap())
-        .collect();
-    listed
-        .into_iter()
-        .filter(|p| std::fs::symlink_metadata(repo.join(p)).is_ok_and(|m| m.file_type().is_file()))
-        .collect()
-}
-
 /// `(path, line)` of every line containing `needle` in the files git lists (binary files,
 /// which rg skips, excluded).
 fn git_matches(repo: &Path, needle: &str) -> BTreeSet<(String, usize)> {
     let mut matches = BTreeSet::new();
-    for path in git_files(repo) {
+    let files = git_working_tree_entries(repo)
+        .into_iter()
+        .filter(|p| std::fs::symlink_metadata(repo.join(p)).is_ok_and(|m| m.file_type().is_file()));
+    for path in files {
         let Ok(bytes) = std::fs::read(repo.join(&path)) else {
             continue;
         };
