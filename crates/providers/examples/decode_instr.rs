@@ -20,172 +20,8 @@ mod support;
 
 use std::hint::black_box;
 
-use serde::{Deserialize, Deserializer};
-use serde_json::Value;
 use support::Size;
-
-/// Mirrors `openai_completions::decode::Chunk` and its parts field for field (same types, same
-/// `default`s), so the `typed` baseline does exactly the decoder's parse.
-// Parsed for the cost of it; the fields are never read.
-#[allow(dead_code)]
-mod openai_wire {
-    use super::{Deserialize, Value, count};
-
-    #[derive(Deserialize)]
-    pub struct Chunk {
-        #[serde(default)]
-        pub choices: Option<Vec<Choice>>,
-        #[serde(default)]
-        pub usage: Option<Usage>,
-        #[serde(default)]
-        pub error: Option<Value>,
-    }
-
-    #[derive(Deserialize)]
-    pub struct Choice {
-        #[serde(default)]
-        pub delta: Option<Delta>,
-        #[serde(default)]
-        pub message: Option<Delta>,
-        #[serde(default)]
-        pub finish_reason: Option<String>,
-        #[serde(default)]
-        pub usage: Option<Usage>,
-    }
-
-    #[derive(Deserialize)]
-    pub struct Delta {
-        #[serde(default)]
-        pub content: Option<Value>,
-        #[serde(default)]
-        pub reasoning_content: Option<Value>,
-        #[serde(default)]
-        pub reasoning: Option<Value>,
-        #[serde(default)]
-        pub reasoning_text: Option<Value>,
-        #[serde(default)]
-        pub tool_calls: Option<Vec<Value>>,
-        #[serde(default)]
-        pub reasoning_details: Option<Vec<Value>>,
-    }
-
-    #[derive(Deserialize)]
-    pub struct Usage {
-        #[serde(default, deserialize_with = "count")]
-        pub prompt_tokens: Option<u64>,
-        #[serde(default, deserialize_with = "count")]
-        pub completion_tokens: Option<u64>,
-        #[serde(default)]
-        pub prompt_tokens_details: Option<Details>,
-    }
-
-    #[derive(Deserialize)]
-    pub struct Details {
-        #[serde(default, deserialize_with = "count")]
-        pub cached_tokens: Option<u64>,
-        #[serde(default, deserialize_with = "count")]
-        pub cache_write_tokens: Option<u64>,
-    }
-}
-
-/// Mirrors `anthropic_messages::decode::WireEvent` and its parts.
-// Parsed for the cost of it; the fields are never read.
-#[allow(dead_code)]
-mod anthropic_wire {
-    use super::{Deserialize, Value, count, lenient_index};
-
-    #[derive(Deserialize)]
-    pub struct WireEvent {
-        #[serde(rename = "type", default)]
-        pub kind: Option<String>,
-        #[serde(default, deserialize_with = "lenient_index")]
-        pub index: Option<u64>,
-        #[serde(default)]
-        pub message: Option<Message>,
-        #[serde(default)]
-        pub content_block: Option<Block>,
-        #[serde(default)]
-        pub delta: Option<Delta>,
-        #[serde(default)]
-        pub usage: Option<Usage>,
-    }
-
-    #[derive(Deserialize)]
-    pub struct Message {
-        #[serde(default)]
-        pub usage: Option<Usage>,
-    }
-
-    #[derive(Deserialize)]
-    pub struct Block {
-        #[serde(rename = "type", default)]
-        pub kind: Option<String>,
-        #[serde(default)]
-        pub text: Option<String>,
-        #[serde(default)]
-        pub thinking: Option<String>,
-        #[serde(default)]
-        pub signature: Option<String>,
-        #[serde(default)]
-        pub data: Option<String>,
-        #[serde(default)]
-        pub id: Option<String>,
-        #[serde(default)]
-        pub name: Option<String>,
-        #[serde(default)]
-        pub input: Option<Value>,
-    }
-
-    #[derive(Deserialize)]
-    pub struct Delta {
-        #[serde(rename = "type", default)]
-        pub kind: Option<String>,
-        #[serde(default)]
-        pub text: Option<String>,
-        #[serde(default)]
-        pub thinking: Option<String>,
-        #[serde(default)]
-        pub partial_json: Option<String>,
-        #[serde(default)]
-        pub signature: Option<String>,
-        #[serde(default)]
-        pub stop_reason: Option<String>,
-    }
-
-    #[derive(Deserialize)]
-    pub struct Usage {
-        #[serde(default, deserialize_with = "count")]
-        pub input_tokens: Option<u64>,
-        #[serde(default, deserialize_with = "count")]
-        pub output_tokens: Option<u64>,
-        #[serde(default, deserialize_with = "count")]
-        pub cache_read_input_tokens: Option<u64>,
-        #[serde(default, deserialize_with = "count")]
-        pub cache_creation_input_tokens: Option<u64>,
-    }
-}
-
-/// The decoders' lenient counter: any JSON value, a number kept.
-fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Number(n) => n
-            .as_u64()
-            .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)),
-        _ => None,
-    })
-}
-
-/// The Anthropic decoder's lenient `index`.
-fn lenient_index<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    Ok(Value::deserialize(d)?.as_u64())
-}
-
-fn typed<T: for<'de> Deserialize<'de>>(payloads: &[&str]) -> usize {
-    payloads
-        .iter()
-        .filter(|p| black_box(serde_json::from_str::<T>(p)).is_ok())
-        .count()
-}
+use support::wire::{anthropic_wire, json_payloads, openai_wire, parse_typed};
 
 /// The measured work, the only function callgrind collects in.
 #[inline(never)]
@@ -193,8 +29,8 @@ fn run(api: &str, full: bool, reads: &[&[u8]], payloads: &[&str]) -> usize {
     match (api, full) {
         ("openai", true) => support::decode_openai(reads).unwrap().text().len(),
         ("anthropic", true) => support::decode_anthropic(reads).unwrap().text().len(),
-        ("openai", false) => typed::<openai_wire::Chunk>(payloads),
-        _ => typed::<anthropic_wire::WireEvent>(payloads),
+        ("openai", false) => parse_typed::<openai_wire::Chunk>(payloads),
+        _ => parse_typed::<anthropic_wire::WireEvent>(payloads),
     }
 }
 
@@ -209,10 +45,6 @@ fn main() {
     };
     let reads = support::reads(&body, 2);
     let frames = support::frames(&body).unwrap();
-    let payloads: Vec<&str> = frames
-        .iter()
-        .filter(|f| f.data != "[DONE]" && f.event != "ping")
-        .map(|f| f.data.as_str())
-        .collect();
+    let payloads = json_payloads(&frames);
     println!("{}", black_box(run(api, full, &reads, &payloads)));
 }

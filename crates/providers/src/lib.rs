@@ -7,6 +7,9 @@
 //!   drops the connection.
 //! * [`openai_completions`]: the `openai-completions` wire API (OpenAI Chat Completions and
 //!   compatible servers), implementing core's [`LlmStream`](clawloop_core::LlmStream).
+//! * [`stream_driver`]: the one stream loop the wire APIs share: a body read chunk by chunk,
+//!   framed (SSE, NDJSON, a JSON array or one JSON document) and decoded frame by frame by the
+//!   API's [`WireDecoder`](stream_driver::WireDecoder).
 //! * [`replay`]: cross-provider replay of earlier messages (pi-mono §1.9), shared by the APIs.
 //! * [`scripted_server`]: a tiny real HTTP server on 127.0.0.1 that plays scripted responses
 //!   (status, headers, body in chunks with delays, stalls, dropped connections) and records
@@ -58,6 +61,7 @@ pub mod openai_completions;
 pub mod openai_responses;
 pub mod replay;
 pub mod scripted_server;
+pub mod stream_driver;
 pub mod transport;
 pub mod wrappers;
 

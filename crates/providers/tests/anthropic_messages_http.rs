@@ -6,55 +6,44 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+#[path = "common/wire_expect.rs"]
+mod wire_expect;
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clawloop_core::classify::{FailoverSignal, failover_reason_from_signal, is_context_overflow};
 use clawloop_core::message::{ContentBlock, ThinkingContent, ToolCall, ToolResultMessage};
 use clawloop_core::{
     Api, AssistantMessage, AssistantMessageEvent, Context, FailoverReason, LlmStream, Message,
     Model, StopReason, StreamOptions, ThinkLevel, ToolDefinition, Usage, UserMessage,
 };
+use clawloop_providers::AnthropicMessages;
 use clawloop_providers::anthropic_messages::script::{self, SCRIPTED_SIGNATURE};
 use clawloop_providers::anthropic_messages::{CLAUDE_CODE_IDENTITY, REDACTED_THINKING};
-use clawloop_providers::scripted_server::{
-    Chunking, ScriptedReply, ScriptedResponse, ScriptedServer, WIRE_SPLIT_SEED, WireBody,
-    replay_wire,
+use clawloop_providers::scripted_server::{Chunking, ScriptedReply, ScriptedResponse};
+use common::{
+    Call, STALL_IDLE, assert_aborted_and_disconnected, assert_connection_refused, assert_contract,
+    assert_every_split_agrees, assert_idle_timeout, assert_no_request_when_cancelled,
+    assert_rate_limited, call_server, cancel_at_first_delta, cancelled, collect, context,
+    model_from, one_write_each, refused_url, transport, trickle_cuts, write_ends,
 };
-use clawloop_providers::{AnthropicMessages, CallDiagnostics, TransportError};
-use common::{assert_contract, collect, splits, transport};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 // --- helpers ----------------------------------------------------------------------------------
 
 fn model(base_url: &str, extra: Value) -> Model {
-    let mut json = json!({
-        "id": "claude-sonnet-4-5", "api": "anthropic-messages", "provider": "anthropic",
-        "baseUrl": base_url, "reasoning": true, "input": ["text", "image"],
-        "contextWindow": 200000, "maxTokens": 64000
-    });
-    if let (Some(obj), Value::Object(extra)) = (json.as_object_mut(), extra) {
-        obj.extend(extra);
-    }
-    serde_json::from_value(json).unwrap()
-}
-
-fn context() -> Context {
-    Context {
-        system_prompt: Some("You are terse.".into()),
-        messages: vec![Message::User(UserMessage::text("hi", 1))],
-        tools: Vec::new(),
-    }
+    model_from(
+        json!({
+            "id": "claude-sonnet-4-5", "api": "anthropic-messages", "provider": "anthropic",
+            "baseUrl": base_url, "reasoning": true, "input": ["text", "image"],
+            "contextWindow": 200000, "maxTokens": 64000
+        }),
+        &extra,
+    )
 }
 
 fn keyed() -> StreamOptions {
-    StreamOptions {
-        api_key: Some("sk-ant-api03-test".into()),
-        ..StreamOptions::default()
-    }
+    common::keyed("sk-ant-api03-test")
 }
 
 /// One SSE event.
@@ -126,32 +115,6 @@ fn text_body() -> String {
 }
 
 /// One call against a fresh server playing `response`.
-struct Call {
-    events: Vec<AssistantMessageEvent>,
-    diagnostics: CallDiagnostics,
-    server: ScriptedServer,
-}
-
-impl Call {
-    fn message(&self) -> &AssistantMessage {
-        self.events
-            .last()
-            .and_then(AssistantMessageEvent::final_message)
-            .expect("terminal event")
-    }
-
-    fn types(&self) -> Vec<&'static str> {
-        self.events
-            .iter()
-            .map(AssistantMessageEvent::type_name)
-            .collect()
-    }
-
-    fn body(&self) -> Value {
-        self.server.requests()[0].json().unwrap()
-    }
-}
-
 async fn call_full(
     response: ScriptedResponse,
     model_extra: Value,
@@ -159,28 +122,18 @@ async fn call_full(
     options: StreamOptions,
     idle: Option<Duration>,
 ) -> Call {
-    let server = ScriptedServer::start(vec![response]).await.unwrap();
-    let model = model(&server.url(), model_extra);
-    let provider = AnthropicMessages::new(transport(idle));
-    let (stream, diagnostics) = provider.stream_with_diagnostics(&model, context, options);
-    let events = collect(stream).await;
-    Call {
-        events,
-        diagnostics,
-        server,
-    }
+    call_server(response, |url| {
+        AnthropicMessages::new(transport(idle)).stream_with_diagnostics(
+            &model(url, model_extra),
+            context,
+            options,
+        )
+    })
+    .await
 }
 
 async fn call(response: ScriptedResponse) -> Call {
     call_full(response, json!({}), &context(), keyed(), None).await
-}
-
-fn reason_of(c: &Call) -> Option<FailoverReason> {
-    failover_reason_from_signal(&FailoverSignal {
-        status: c.diagnostics.http_status(),
-        message: c.message().error_message.as_deref().unwrap_or_default(),
-        ..FailoverSignal::default()
-    })
 }
 
 fn usage(input: u64, output: u64, cache_read: u64, cache_write: u64) -> Usage {
@@ -257,20 +210,7 @@ async fn text_with_cache_usage_and_the_request_sent() {
 
 #[tokio::test]
 async fn every_split_gives_the_same_message() {
-    let body = text_body();
-    let whole = call(ScriptedResponse::sse(body.clone()))
-        .await
-        .message()
-        .clone();
-    for seed in 1..=5 {
-        for (label, chunking) in splits(body.len(), seed) {
-            let c = call(ScriptedResponse::sse(body.clone()).chunked(chunking)).await;
-            let mut m = c.message().clone();
-            m.timestamp = whole.timestamp;
-            assert_eq!(m, whole, "{label}, seed {seed}");
-            assert_eq!(c.server.requests().len(), 1);
-        }
-    }
+    assert_every_split_agrees(ScriptedResponse::sse(text_body()), call).await;
 }
 
 #[tokio::test]
@@ -604,24 +544,13 @@ async fn rate_limit_429_with_retry_after() {
         .header("request-id", "req_011CX"),
     )
     .await;
-    assert_eq!(c.types(), ["error"]);
-    let m = c.message();
-    assert_eq!(m.stop_reason, StopReason::Error);
     // As the Anthropic SDK words it: status, then the body as compact JSON.
-    assert_eq!(
-        m.error_message.as_deref(),
-        Some(
-            r#"429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}"#
-        )
+    assert_rate_limited(
+        &c,
+        r#"429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}"#,
+        7000,
+        Some("req_011CX"),
     );
-    assert_eq!(c.diagnostics.retry_after_ms(), Some(7000));
-    assert_eq!(c.diagnostics.http_status(), Some(429));
-    let Some(TransportError::Http(http)) = c.diagnostics.failure() else {
-        panic!("no http failure")
-    };
-    assert_eq!(http.request_id.as_deref(), Some("req_011CX"));
-    assert_eq!(reason_of(&c), Some(FailoverReason::RateLimit));
-    assert_eq!(c.server.requests().len(), 1, "never retries");
 }
 
 #[tokio::test]
@@ -639,7 +568,7 @@ async fn unauthorized_401() {
             .unwrap()
             .starts_with("401 {")
     );
-    assert_eq!(reason_of(&c), Some(FailoverReason::Auth));
+    assert_eq!(c.reason(), Some(FailoverReason::Auth));
 }
 
 #[tokio::test]
@@ -649,14 +578,8 @@ async fn prompt_too_long_400_is_a_context_overflow() {
         r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 219898 tokens > 200000 maximum"}}"#,
     ))
     .await;
-    let m = c.message();
-    assert!(is_context_overflow(
-        m.stop_reason,
-        m.error_message.as_deref(),
-        &m.usage,
-        None
-    ));
-    assert_eq!(reason_of(&c), None, "overflow is not a failover reason");
+    assert!(c.is_context_overflow());
+    assert_eq!(c.reason(), None, "overflow is not a failover reason");
 }
 
 #[tokio::test]
@@ -673,13 +596,13 @@ async fn server_errors_html_page_and_overloaded() {
         c.message().error_message.as_deref(),
         Some("502 Bad Gateway (HTML error page)")
     );
-    assert_eq!(reason_of(&c), Some(FailoverReason::Timeout));
+    assert_eq!(c.reason(), Some(FailoverReason::Timeout));
     let c = call(ScriptedResponse::status(
         529,
         r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
     ))
     .await;
-    assert_eq!(reason_of(&c), Some(FailoverReason::Overloaded));
+    assert_eq!(c.reason(), Some(FailoverReason::Overloaded));
 }
 
 #[tokio::test]
@@ -704,7 +627,7 @@ async fn in_stream_error_keeps_partial_text_and_usage() {
         Some(r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#)
     );
     assert_eq!((m.usage.input, m.usage.output), (412, 1));
-    assert_eq!(reason_of(&c), Some(FailoverReason::Overloaded));
+    assert_eq!(c.reason(), Some(FailoverReason::Overloaded));
 }
 
 #[tokio::test]
@@ -804,19 +727,10 @@ async fn stall_hits_the_idle_timeout() {
         json!({}),
         &context(),
         keyed(),
-        Some(Duration::from_millis(300)),
+        Some(STALL_IDLE),
     )
     .await;
-    let m = c.message();
-    assert_eq!(m.stop_reason, StopReason::Error);
-    assert_eq!(
-        m.error_message.as_deref(),
-        Some("LLM idle timeout (0.3s): no response from model")
-    );
-    assert_eq!(
-        c.diagnostics.failure(),
-        Some(TransportError::IdleTimeout(Duration::from_millis(300)))
-    );
+    assert_idle_timeout(&c);
 }
 
 #[tokio::test]
@@ -828,48 +742,27 @@ async fn cancel_mid_stream_is_aborted_with_partial_text_and_closes_the_connectio
     ]
     .concat();
     let body = head.clone() + &ev("ping", json!({"type": "ping"})).repeat(60) + &block_stop(0);
-    let mut cuts = vec![head.len()];
-    cuts.extend((1..60).map(|i| head.len() + i * 20));
-    let server = ScriptedServer::start(vec![
-        ScriptedResponse::sse(body)
-            .chunked(Chunking::At(cuts))
-            .delay(Duration::from_millis(50)),
-    ])
-    .await
-    .unwrap();
-    let options = keyed();
-    let cancel = options.cancel.clone();
-    let mut stream = AnthropicMessages::new(transport(None)).stream(
-        &model(&server.url(), json!({})),
-        &context(),
-        options,
-    );
-    let mut events = Vec::new();
-    while let Some(event) = std::future::poll_fn(|cx| stream.as_mut().poll_next(cx)).await {
-        if matches!(event, AssistantMessageEvent::TextDelta { .. }) {
-            cancel.cancel();
-        }
-        events.push(event);
-    }
-    assert_contract(&events);
+    let cuts = trickle_cuts(head.len(), 20, body.len());
+    let response = ScriptedResponse::sse(body).chunked(Chunking::At(cuts));
+    let (events, server) = cancel_at_first_delta(response, |url, options| {
+        let options = StreamOptions {
+            api_key: keyed().api_key,
+            ..options
+        };
+        AnthropicMessages::new(transport(None)).stream(&model(url, json!({})), &context(), options)
+    })
+    .await;
+    assert_aborted_and_disconnected(&events, "Hello", &server).await;
     let m = events.last().and_then(|e| e.final_message()).unwrap();
-    assert_eq!(m.stop_reason, StopReason::Aborted);
-    assert_eq!(m.error_message.as_deref(), Some("Request was aborted"));
-    assert_eq!(m.content, vec![ContentBlock::text("Hello")]);
     assert_eq!(m.usage.input, 5, "usage so far is kept");
-    for _ in 0..100 {
-        if server.client_disconnects() == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(server.client_disconnects(), 1);
 }
 
 #[tokio::test]
 async fn already_cancelled_makes_no_request() {
-    let options = keyed();
-    options.cancel.cancel();
+    let options = StreamOptions {
+        api_key: keyed().api_key,
+        ..cancelled()
+    };
     let c = call_full(
         ScriptedResponse::sse(text_body()),
         json!({}),
@@ -878,31 +771,18 @@ async fn already_cancelled_makes_no_request() {
         None,
     )
     .await;
-    assert_eq!(c.types(), ["error"]);
-    assert_eq!(c.message().stop_reason, StopReason::Aborted);
-    assert!(c.server.requests().is_empty());
+    assert_no_request_when_cancelled(&c);
 }
 
 #[tokio::test]
 async fn connection_refused_is_an_error_event() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    drop(listener);
     let events = collect(AnthropicMessages::new(transport(None)).stream(
-        &model(&url, json!({})),
+        &model(&refused_url(), json!({})),
         &context(),
         keyed(),
     ))
     .await;
-    assert_contract(&events);
-    let m = events[0].final_message().unwrap();
-    assert!(
-        m.error_message
-            .as_deref()
-            .unwrap()
-            .starts_with("Connection error:"),
-        "{m:?}"
-    );
+    assert_connection_refused(&events);
 }
 
 // --- the scripted encoder over HTTP -----------------------------------------------------------
@@ -920,21 +800,12 @@ async fn scripted_replies_round_trip_over_http() {
         serde_json::from_value(json!({"text": "7 is prime.", "stopReason": "length"})).unwrap(),
     ];
     for reply in replies {
-        let chunks = script::encode_reply(&reply, "claude-sonnet-4-5");
-        let mut cuts = Vec::new();
-        let mut at = 0;
-        for chunk in &chunks {
-            at += chunk.len();
-            cuts.push(at);
-        }
-        let body = chunks.concat();
-        for chunking in [Chunking::At(cuts.clone()), Chunking::Fixed(3)] {
-            let c = call(
-                ScriptedResponse::sse(body.clone())
-                    .header("content-type", script::CONTENT_TYPE)
-                    .chunked(chunking),
-            )
-            .await;
+        let scripted = one_write_each(
+            &script::encode_reply(&reply, "claude-sonnet-4-5"),
+            script::CONTENT_TYPE,
+        );
+        for response in [scripted.clone(), scripted.chunked(Chunking::Fixed(3))] {
+            let c = call(response).await;
             assert_contract(&c.events);
             let m = c.message();
             let mut expected = Vec::new();
@@ -987,18 +858,11 @@ async fn scripted_stream_error_and_drop() {
     let c = call(ScriptedResponse::sse(chunks.concat())).await;
     assert_contract(&c.events);
     assert_eq!(c.message().text(), "Let me look");
-    assert_eq!(reason_of(&c), Some(FailoverReason::Overloaded));
+    assert_eq!(c.reason(), Some(FailoverReason::Overloaded));
     // Dropped after the first text delta: an error with that text.
-    let cuts: Vec<usize> = chunks
-        .iter()
-        .scan(0, |at, chunk| {
-            *at += chunk.len();
-            Some(*at)
-        })
-        .collect();
     let c = call(
         ScriptedResponse::sse(chunks.concat())
-            .chunked(Chunking::At(cuts))
+            .chunked(Chunking::At(write_ends(&chunks)))
             .drop_after(3),
     )
     .await;
@@ -1010,160 +874,18 @@ async fn scripted_stream_error_and_drop() {
 
 // --- public wire scenarios and real recordings ------------------------------------------------
 
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
-}
-
-/// Runs one `wire` case through the shared replay (whole, one byte per read, random splits,
-/// all agreeing, one request each); returns the first difference.
-async fn run_case(dir: &Path, case: &Value) -> Result<(), String> {
-    let input = &case["input"];
-    let body: Vec<u8> = match (&input["body"], &input["bodyFile"]) {
-        (Value::String(s), _) => s.clone().into_bytes(),
-        (_, Value::String(file)) => {
-            std::fs::read(dir.join(file)).map_err(|e| format!("{file}: {e}"))?
-        }
-        _ => Vec::new(),
-    };
-    let status = input["status"].as_u64().unwrap_or(200) as u16;
-    let headers: Vec<(String, String)> = input["headers"]
-        .as_object()
-        .map(|h| {
-            h.iter()
-                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
-                .collect()
-        })
-        .unwrap_or_default();
-    let model_extra = input.get("model").cloned().unwrap_or_else(|| json!({}));
-    let wire = WireBody::new(&Api::AnthropicMessages, status, headers, body);
-    let run = replay_wire(&wire, WIRE_SPLIT_SEED, |url| {
-        AnthropicMessages::new(transport(None)).stream_with_diagnostics(
-            &model(url, model_extra.clone()),
-            &context(),
-            keyed(),
-        )
-    })
-    .await?;
-    let message = &run.message;
-    let expect = &case["expect"];
-    if let Some(expected) = expect.get("message") {
-        check_message(message, expected)?;
-    }
-    if let Some(expected) = expect["events"].as_array() {
-        let types = run.types();
-        let mut it = types.iter();
-        for e in expected {
-            let e = e.as_str().unwrap_or_default();
-            if !it.any(|t| *t == e) {
-                return Err(format!("events {types:?} lack subsequence {expected:?}"));
-            }
-        }
-    }
-    if let Some(error) = expect.get("error") {
-        let text = message.error_message.clone().unwrap_or_default();
-        let reason = failover_reason_from_signal(&FailoverSignal {
-            status: run.diagnostics.http_status(),
-            message: &text,
-            ..FailoverSignal::default()
-        });
-        let reason = reason.map(|r| json!(r.as_str())).unwrap_or(Value::Null);
-        if error.get("reason").is_some_and(|r| *r != reason) {
-            return Err(format!("reason {reason} != {}", error["reason"]));
-        }
-        let overflow = is_context_overflow(
-            message.stop_reason,
-            message.error_message.as_deref(),
-            &message.usage,
-            None,
-        );
-        if error
-            .get("contextOverflow")
-            .is_some_and(|o| *o != json!(overflow))
-        {
-            return Err(format!("contextOverflow {overflow}"));
-        }
-        if let Some(ms) = error.get("retryAfterMs")
-            && *ms != json!(run.diagnostics.retry_after_ms())
-        {
-            return Err(format!(
-                "retryAfterMs {:?}",
-                run.diagnostics.retry_after_ms()
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn check_message(m: &AssistantMessage, expected: &Value) -> Result<(), String> {
-    if let Some(reason) = expected.get("stopReason")
-        && *reason != json!(m.stop_reason.as_str())
-    {
-        return Err(format!(
-            "stopReason {} != {reason} ({:?})",
-            m.stop_reason, m.error_message
-        ));
-    }
-    if let Some(needle) = expected["errorMessageContains"].as_str() {
-        let text = m.error_message.as_deref().unwrap_or_default();
-        if !text.contains(needle) {
-            return Err(format!("errorMessage {text:?} lacks {needle:?}"));
-        }
-    }
-    if let Some(usage) = expected["usage"].as_object() {
-        let actual = serde_json::to_value(&m.usage).unwrap();
-        for (k, v) in usage {
-            if actual[k] != *v {
-                return Err(format!("usage.{k} {} != {v}", actual[k]));
-            }
-        }
-    }
-    if let Some(blocks) = expected["content"].as_array() {
-        if blocks.len() != m.content.len() {
-            return Err(format!("content {:?} != {blocks:?}", m.content));
-        }
-        for (block, want) in m.content.iter().zip(blocks) {
-            check_block(block, want)?;
-        }
-    }
-    Ok(())
-}
-
-fn check_block(block: &ContentBlock, want: &Value) -> Result<(), String> {
-    let actual = serde_json::to_value(block).unwrap();
-    for key in [
-        "type",
-        "text",
-        "thinking",
-        "id",
-        "name",
-        "arguments",
-        "redacted",
-    ] {
-        if let Some(v) = want.get(key)
-            && actual.get(key).unwrap_or(&Value::Null) != v
-        {
-            return Err(format!("block {actual} field {key} != {v}"));
-        }
-    }
-    if let Some(has) = want["hasSignature"].as_bool() {
-        let present = ["textSignature", "thinkingSignature", "thoughtSignature"]
-            .iter()
-            .any(|k| actual.get(*k).is_some_and(|v| !v.is_null()));
-        if present != has {
-            return Err(format!("block {actual} hasSignature != {has}"));
-        }
-    }
-    Ok(())
-}
-
 /// Real recordings no public scenario uses as a `bodyFile`, with their expectations.
-fn own_fixture_cases(fixture_dir: &Path) -> Vec<(String, Value)> {
+fn own_fixture_cases() -> Vec<Value> {
     // Only the data payload of a real in-stream error was recorded; it is played inside the
     // stream it came from: a started text block, then `event: error`, then the connection
     // closes without message_stop.
-    let payload =
-        std::fs::read_to_string(fixture_dir.join("error_midstream_event_overloaded_data.json"))
-            .unwrap();
+    let fixture = "error_midstream_event_overloaded_data.json";
+    let payload = std::fs::read_to_string(
+        wire_expect::shared()
+            .join("fixtures/real/anthropic")
+            .join(fixture),
+    )
+    .unwrap();
     let body = [
         message_start(33, 0, 0),
         block_start(0, json!({"type": "text", "text": ""})),
@@ -1171,87 +893,44 @@ fn own_fixture_cases(fixture_dir: &Path) -> Vec<(String, Value)> {
         format!("event: error\ndata: {}\n\n", payload.trim_end()),
     ]
     .concat();
-    vec![(
-        "error_midstream_event_overloaded_data.json".to_owned(),
-        json!({
-            "kind": "wire",
-            "name": "own_error_midstream_event_overloaded_data",
-            "input": {"api": "anthropic-messages", "body": body,
-                      "headers": {"content-type": "text/event-stream; charset=utf-8"}},
-            "expect": {
-                "message": {"content": [{"type": "text", "text": "Working on"}], "stopReason": "error",
-                            "errorMessageContains": "\"type\":\"overloaded_error\"",
-                            "usage": {"input": 33, "output": 1, "totalTokens": 34}},
-                "events": ["start", "text_start", "text_delta", "error"],
-                "error": {"reason": "overloaded", "contextOverflow": false}
-            }
-        }),
-    )]
+    vec![json!({
+        "kind": "wire",
+        "name": "own_error_midstream_event_overloaded_data",
+        "fixture": fixture,
+        "input": {"api": "anthropic-messages", "body": body,
+                  "headers": {"content-type": "text/event-stream; charset=utf-8"}},
+        "expect": {
+            "message": {"content": [{"type": "text", "text": "Working on"}], "stopReason": "error",
+                        "errorMessageContains": "\"type\":\"overloaded_error\"",
+                        "usage": {"input": 33, "output": 1, "totalTokens": 34}},
+            "events": ["start", "text_start", "text_delta", "error"],
+            "error": {"reason": "overloaded", "contextOverflow": false}
+        }
+    })]
 }
 
 #[tokio::test]
 async fn public_wire_scenarios_and_real_fixtures() {
-    let dir = shared().join("conformance/scenarios/wire");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    let mut passed = Vec::new();
-    let mut failures = Vec::new();
-    let mut fixtures_seen = BTreeSet::new();
-    for file in files {
-        let json: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-        let cases = json["cases"]
-            .as_array()
-            .cloned()
-            .unwrap_or_else(|| vec![json.clone()]);
-        for case in cases {
-            if case["kind"] != "wire" || case["input"]["api"] != "anthropic-messages" {
-                continue;
-            }
-            if let Some(f) = case["input"]["bodyFile"].as_str() {
-                fixtures_seen.insert(
-                    Path::new(f)
-                        .file_name()
-                        .unwrap()
-                        .to_string_lossy()
-                        .into_owned(),
-                );
-            }
-            let name = format!(
-                "{}#{}",
-                file.file_name().unwrap().to_string_lossy(),
-                case["name"].as_str().unwrap_or("?")
-            );
-            match run_case(&dir, &case).await {
-                Ok(()) => passed.push(name),
-                Err(e) => failures.push(format!("{name}: {e}")),
-            }
-        }
-    }
-    let fixture_dir = shared().join("fixtures/real/anthropic");
-    for (fixture, case) in own_fixture_cases(&fixture_dir) {
-        fixtures_seen.insert(fixture);
-        let name = format!("own#{}", case["name"].as_str().unwrap_or("?"));
-        match run_case(&fixture_dir, &case).await {
-            Ok(()) => passed.push(name),
-            Err(e) => failures.push(format!("{name}: {e}")),
-        }
-    }
-    let all: BTreeSet<String> = std::fs::read_dir(&fixture_dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    let missing: Vec<_> = all.difference(&fixtures_seen).collect();
-    eprintln!("{} passed, {} failed", passed.len(), failures.len());
-    assert!(failures.is_empty(), "{failures:#?}");
-    assert!(missing.is_empty(), "fixtures without a case: {missing:?}");
+    let start = |url: &str, extra: &Value| {
+        AnthropicMessages::new(transport(None)).stream_with_diagnostics(
+            &model(url, extra.clone()),
+            &context(),
+            keyed(),
+        )
+    };
+    let outcome = wire_expect::run_public_scenarios(
+        &Api::AnthropicMessages,
+        Some("anthropic"),
+        &own_fixture_cases(),
+        &start,
+    )
+    .await;
+    outcome.assert_all_passed();
     // 12 in anthropic.json, 3 synthetic, 1 own.
     assert!(
-        passed.len() >= 16,
-        "only {} cases ran: {passed:#?}",
-        passed.len()
+        outcome.passed.len() >= 16,
+        "only {} cases ran: {:#?}",
+        outcome.passed.len(),
+        outcome.passed
     );
 }

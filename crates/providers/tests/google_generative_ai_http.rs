@@ -12,7 +12,6 @@ mod wire_expect;
 
 use std::time::Duration;
 
-use clawloop_core::classify::{FailoverSignal, failover_reason_from_signal, is_context_overflow};
 use clawloop_core::message::{
     ContentBlock, TextContent, ThinkingContent, ToolCall, ToolResultMessage, UserContent,
 };
@@ -20,42 +19,33 @@ use clawloop_core::{
     Api, AssistantMessage, AssistantMessageEvent, Context, FailoverReason, LlmStream, Message,
     Model, StopReason, StreamOptions, ThinkLevel, ToolDefinition, UserMessage,
 };
+use clawloop_providers::GoogleGenerativeAi;
 use clawloop_providers::google_generative_ai::script;
-use clawloop_providers::scripted_server::{
-    Chunking, ScriptedReply, ScriptedResponse, ScriptedServer,
+use clawloop_providers::scripted_server::{Chunking, ScriptedReply, ScriptedResponse};
+use common::{
+    Call, STALL_IDLE, assert_aborted_and_disconnected, assert_connection_refused, assert_contract,
+    assert_every_split_agrees, assert_idle_timeout, assert_no_request_when_cancelled,
+    assert_rate_limited, call_server, cancel_at_first_delta, cancelled, collect, context,
+    model_from, one_write_each, refused_url, transport, trickle_cuts,
 };
-use clawloop_providers::{CallDiagnostics, GoogleGenerativeAi, TransportError};
-use common::{assert_contract, collect, splits, transport};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 // --- helpers ----------------------------------------------------------------------------------
 
 fn model(base_url: &str, extra: &Value) -> Model {
-    let mut json = json!({
-        "id": "gemini-2.5-flash", "api": "google-generative-ai", "provider": "google",
-        "baseUrl": format!("{base_url}/v1beta"), "reasoning": true, "input": ["text", "image"],
-        "contextWindow": 1_048_576, "maxTokens": 65536
-    });
-    if let (Some(obj), Value::Object(extra)) = (json.as_object_mut(), extra) {
-        obj.extend(extra.clone());
-    }
-    serde_json::from_value(json).unwrap()
-}
-
-fn context() -> Context {
-    Context {
-        system_prompt: Some("You are terse.".into()),
-        messages: vec![Message::User(UserMessage::text("hi", 1))],
-        tools: Vec::new(),
-    }
+    model_from(
+        json!({
+            "id": "gemini-2.5-flash", "api": "google-generative-ai", "provider": "google",
+            "baseUrl": format!("{base_url}/v1beta"), "reasoning": true, "input": ["text", "image"],
+            "contextWindow": 1_048_576, "maxTokens": 65536
+        }),
+        extra,
+    )
 }
 
 fn keyed() -> StreamOptions {
-    StreamOptions {
-        api_key: Some("AIza-test".into()),
-        ..StreamOptions::default()
-    }
+    common::keyed("AIza-test")
 }
 
 /// One SSE event as Google frames it (CRLF).
@@ -94,40 +84,6 @@ fn text_body() -> String {
 }
 
 /// One call against a fresh server playing `response`.
-struct Call {
-    events: Vec<AssistantMessageEvent>,
-    diagnostics: CallDiagnostics,
-    server: ScriptedServer,
-}
-
-impl Call {
-    fn message(&self) -> &AssistantMessage {
-        self.events
-            .last()
-            .and_then(AssistantMessageEvent::final_message)
-            .expect("terminal event")
-    }
-
-    fn types(&self) -> Vec<&'static str> {
-        self.events
-            .iter()
-            .map(AssistantMessageEvent::type_name)
-            .collect()
-    }
-
-    fn body(&self) -> Value {
-        self.server.requests()[0].json().unwrap()
-    }
-
-    fn reason(&self) -> Option<FailoverReason> {
-        failover_reason_from_signal(&FailoverSignal {
-            status: self.diagnostics.http_status(),
-            message: self.message().error_message.as_deref().unwrap_or_default(),
-            ..FailoverSignal::default()
-        })
-    }
-}
-
 async fn call_full(
     response: ScriptedResponse,
     extra: Value,
@@ -135,17 +91,16 @@ async fn call_full(
     options: StreamOptions,
     idle: Option<Duration>,
 ) -> Call {
-    let server = ScriptedServer::start(vec![response]).await.unwrap();
-    let model = model(&server.url(), &extra);
-    let (stream, diagnostics) =
-        GoogleGenerativeAi::new(transport(idle)).stream_with_diagnostics(&model, &context, options);
-    let events = collect(stream).await;
-    assert_contract(&events);
-    Call {
-        events,
-        diagnostics,
-        server,
-    }
+    let c = call_server(response, |url| {
+        GoogleGenerativeAi::new(transport(idle)).stream_with_diagnostics(
+            &model(url, &extra),
+            &context,
+            options,
+        )
+    })
+    .await;
+    assert_contract(&c.events);
+    c
 }
 
 async fn call(response: ScriptedResponse) -> Call {
@@ -238,20 +193,7 @@ async fn text_with_cached_usage_and_the_request_sent() {
 
 #[tokio::test]
 async fn every_split_gives_the_same_message() {
-    let body = text_body();
-    let whole = call(ScriptedResponse::sse(body.clone()))
-        .await
-        .message()
-        .clone();
-    for seed in 1..=5 {
-        for (label, chunking) in splits(body.len(), seed) {
-            let c = call(ScriptedResponse::sse(body.clone()).chunked(chunking)).await;
-            let mut m = c.message().clone();
-            m.timestamp = whole.timestamp;
-            assert_eq!(m, whole, "{label}, seed {seed}");
-            assert_eq!(c.server.requests().len(), 1);
-        }
-    }
+    assert_every_split_agrees(ScriptedResponse::sse(text_body()), call).await;
 }
 
 #[tokio::test]
@@ -514,20 +456,12 @@ async fn rate_limit_429_with_retry_after() {
         .header("x-goog-request-id", "goog-429"),
     )
     .await;
-    assert_eq!(c.types(), ["error"]);
-    let m = c.message();
-    assert_eq!(m.stop_reason, StopReason::Error);
-    assert_eq!(
-        m.error_message.as_deref(),
-        Some("429 Resource has been exhausted (e.g. check quota).")
+    assert_rate_limited(
+        &c,
+        "429 Resource has been exhausted (e.g. check quota).",
+        7000,
+        Some("goog-429"),
     );
-    assert_eq!(c.diagnostics.retry_after_ms(), Some(7000));
-    let Some(TransportError::Http(http)) = c.diagnostics.failure() else {
-        panic!("no http failure")
-    };
-    assert_eq!(http.request_id.as_deref(), Some("goog-429"));
-    assert_eq!(c.reason(), Some(FailoverReason::RateLimit));
-    assert_eq!(c.server.requests().len(), 1, "never retries");
 }
 
 #[tokio::test]
@@ -551,13 +485,7 @@ async fn input_token_count_400_is_a_context_overflow() {
         r#"{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}"#,
     ))
     .await;
-    let m = c.message();
-    assert!(is_context_overflow(
-        m.stop_reason,
-        m.error_message.as_deref(),
-        &m.usage,
-        None
-    ));
+    assert!(c.is_context_overflow());
 }
 
 #[tokio::test]
@@ -695,20 +623,11 @@ async fn stall_hits_the_idle_timeout() {
         json!({}),
         context(),
         keyed(),
-        Some(Duration::from_millis(300)),
+        Some(STALL_IDLE),
     )
     .await;
-    let m = c.message();
-    assert_eq!(m.stop_reason, StopReason::Error);
-    assert_eq!(
-        m.error_message.as_deref(),
-        Some("LLM idle timeout (0.3s): no response from model")
-    );
-    assert_eq!(m.text(), "Hello");
-    assert_eq!(
-        c.diagnostics.failure(),
-        Some(TransportError::IdleTimeout(Duration::from_millis(300)))
-    );
+    assert_idle_timeout(&c);
+    assert_eq!(c.message().text(), "Hello");
 }
 
 #[tokio::test]
@@ -720,53 +639,29 @@ async fn cancel_mid_stream_is_aborted_with_partial_text_and_closes_the_connectio
         chunk(json!([{"text": "!"}]), Some("STOP"), None),
     ]
     .concat();
-    let mut cuts = vec![first.len()];
-    cuts.extend(
-        (1..60)
-            .map(|i| first.len() + i * 10)
-            .filter(|c| *c < body.len()),
-    );
-    let server = ScriptedServer::start(vec![
-        ScriptedResponse::sse(body)
-            .chunked(Chunking::At(cuts))
-            .delay(Duration::from_millis(50)),
-    ])
-    .await
-    .unwrap();
-    let model = model(&server.url(), &json!({}));
-    let options = keyed();
-    let cancel = options.cancel.clone();
-    let mut stream = LlmStream::stream(
-        &GoogleGenerativeAi::new(transport(None)),
-        &model,
-        &context(),
-        options,
-    );
-    let mut events = Vec::new();
-    while let Some(event) = std::future::poll_fn(|cx| stream.as_mut().poll_next(cx)).await {
-        if matches!(event, AssistantMessageEvent::TextDelta { .. }) {
-            cancel.cancel();
-        }
-        events.push(event);
-    }
-    assert_contract(&events);
-    let m = events.last().and_then(|e| e.final_message()).unwrap();
-    assert_eq!(m.stop_reason, StopReason::Aborted);
-    assert_eq!(m.error_message.as_deref(), Some("Request was aborted"));
-    assert_eq!(m.content, vec![ContentBlock::text("Hello")]);
-    for _ in 0..100 {
-        if server.client_disconnects() == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(server.client_disconnects(), 1);
+    let cuts = trickle_cuts(first.len(), 10, body.len());
+    let response = ScriptedResponse::sse(body).chunked(Chunking::At(cuts));
+    let (events, server) = cancel_at_first_delta(response, |url, options| {
+        let options = StreamOptions {
+            api_key: keyed().api_key,
+            ..options
+        };
+        GoogleGenerativeAi::new(transport(None)).stream(
+            &model(url, &json!({})),
+            &context(),
+            options,
+        )
+    })
+    .await;
+    assert_aborted_and_disconnected(&events, "Hello", &server).await;
 }
 
 #[tokio::test]
 async fn already_cancelled_makes_no_request() {
-    let options = keyed();
-    options.cancel.cancel();
+    let options = StreamOptions {
+        api_key: keyed().api_key,
+        ..cancelled()
+    };
     let c = call_full(
         ScriptedResponse::sse(text_body()),
         json!({}),
@@ -775,48 +670,28 @@ async fn already_cancelled_makes_no_request() {
         None,
     )
     .await;
-    assert_eq!(c.types(), ["error"]);
-    assert_eq!(c.message().stop_reason, StopReason::Aborted);
-    assert!(c.server.requests().is_empty());
+    assert_no_request_when_cancelled(&c);
 }
 
 #[tokio::test]
 async fn connection_refused_is_an_error_event() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    drop(listener);
-    let events = collect(LlmStream::stream(
-        &GoogleGenerativeAi::new(transport(None)),
-        &model(&url, &json!({})),
+    let events = collect(GoogleGenerativeAi::new(transport(None)).stream(
+        &model(&refused_url(), &json!({})),
         &context(),
         keyed(),
     ))
     .await;
-    assert_contract(&events);
-    let m = events[0].final_message().unwrap();
-    assert!(
-        m.error_message
-            .as_deref()
-            .unwrap()
-            .starts_with("Connection error:"),
-        "{m:?}"
-    );
+    assert_connection_refused(&events);
 }
 
 // --- scripted encoder -------------------------------------------------------------------------
 
 /// Serves `reply` as the scripted server would: each encoded chunk one write.
 fn scripted(reply: &ScriptedReply) -> ScriptedResponse {
-    let chunks = script::encode_reply(reply, "gemini-2.5-flash");
-    let mut cuts = Vec::new();
-    let mut at = 0;
-    for chunk in &chunks[..chunks.len().saturating_sub(1)] {
-        at += chunk.len();
-        cuts.push(at);
-    }
-    ScriptedResponse::sse(chunks.concat())
-        .header("content-type", script::CONTENT_TYPE)
-        .chunked(Chunking::At(cuts))
+    one_write_each(
+        &script::encode_reply(reply, "gemini-2.5-flash"),
+        script::CONTENT_TYPE,
+    )
 }
 
 #[tokio::test]
@@ -927,17 +802,7 @@ async fn public_wire_scenarios_and_real_fixtures() {
         &start,
     )
     .await;
-    eprintln!(
-        "{} passed, {} failed",
-        outcome.passed.len(),
-        outcome.failures.len()
-    );
-    assert!(outcome.failures.is_empty(), "{:#?}", outcome.failures);
-    assert!(
-        outcome.uncovered_fixtures.is_empty(),
-        "fixtures without a case: {:?}",
-        outcome.uncovered_fixtures
-    );
+    outcome.assert_all_passed();
     // 8 public scenarios (every one a real fixture) + 1 own fixture case.
     assert_eq!(outcome.passed.len(), 9, "{:?}", outcome.passed);
 }

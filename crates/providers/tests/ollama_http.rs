@@ -11,44 +11,38 @@ mod wire_expect;
 
 use std::time::Duration;
 
-use clawloop_core::classify::{
-    FailoverSignal, failover_reason_from_signal, is_context_overflow_error,
-};
+use clawloop_core::classify::is_context_overflow_error;
 use clawloop_core::message::{
     ContentBlock, ThinkingContent, ToolCall, ToolResultMessage, UserContent,
 };
 use clawloop_core::{
-    Api, AssistantMessage, AssistantMessageEvent, Context, FailoverReason, LlmStream, Message,
-    Model, StopReason, StreamOptions, ThinkLevel, ToolDefinition, UserMessage,
+    Api, AssistantMessage, Context, FailoverReason, LlmStream, Message, Model, StopReason,
+    StreamOptions, ThinkLevel, ToolDefinition, UserMessage,
 };
+use clawloop_providers::Ollama;
 use clawloop_providers::ollama::script;
 use clawloop_providers::scripted_server::{
     Chunking, ScriptedReply, ScriptedResponse, ScriptedServer,
 };
-use clawloop_providers::{CallDiagnostics, Ollama, TransportError};
-use common::{assert_contract, collect, splits, transport};
+use common::{
+    Call, STALL_IDLE, assert_aborted_and_disconnected, assert_connection_refused, assert_contract,
+    assert_every_split_agrees, assert_idle_timeout, assert_no_request_when_cancelled,
+    assert_rate_limited, call_server, cancel_at_first_delta, cancelled, collect, context,
+    model_from, one_write_each, refused_url, transport, trickle_cuts,
+};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 // --- helpers ----------------------------------------------------------------------------------
 
 fn model(base_url: &str, extra: &Value) -> Model {
-    let mut json = json!({
-        "id": "qwen3:8b", "api": "ollama", "provider": "ollama", "baseUrl": base_url,
-        "reasoning": true, "input": ["text", "image"], "contextWindow": 40960, "maxTokens": 8192
-    });
-    if let (Some(obj), Value::Object(extra)) = (json.as_object_mut(), extra) {
-        obj.extend(extra.clone());
-    }
-    serde_json::from_value(json).unwrap()
-}
-
-fn context() -> Context {
-    Context {
-        system_prompt: Some("You are terse.".into()),
-        messages: vec![Message::User(UserMessage::text("hi", 1))],
-        tools: Vec::new(),
-    }
+    model_from(
+        json!({
+            "id": "qwen3:8b", "api": "ollama", "provider": "ollama", "baseUrl": base_url,
+            "reasoning": true, "input": ["text", "image"], "contextWindow": 40960, "maxTokens": 8192
+        }),
+        extra,
+    )
 }
 
 /// One NDJSON line with `message` fields (role and empty content filled in).
@@ -87,40 +81,6 @@ fn ndjson(body: impl Into<Vec<u8>>) -> ScriptedResponse {
 }
 
 /// One call against a fresh server playing `response`.
-struct Call {
-    events: Vec<AssistantMessageEvent>,
-    diagnostics: CallDiagnostics,
-    server: ScriptedServer,
-}
-
-impl Call {
-    fn message(&self) -> &AssistantMessage {
-        self.events
-            .last()
-            .and_then(AssistantMessageEvent::final_message)
-            .expect("terminal event")
-    }
-
-    fn types(&self) -> Vec<&'static str> {
-        self.events
-            .iter()
-            .map(AssistantMessageEvent::type_name)
-            .collect()
-    }
-
-    fn body(&self) -> Value {
-        self.server.requests()[0].json().unwrap()
-    }
-
-    fn reason(&self) -> Option<FailoverReason> {
-        failover_reason_from_signal(&FailoverSignal {
-            status: self.diagnostics.http_status(),
-            message: self.message().error_message.as_deref().unwrap_or_default(),
-            ..FailoverSignal::default()
-        })
-    }
-}
-
 async fn call_full(
     response: ScriptedResponse,
     extra: Value,
@@ -128,17 +88,12 @@ async fn call_full(
     options: StreamOptions,
     idle: Option<Duration>,
 ) -> Call {
-    let server = ScriptedServer::start(vec![response]).await.unwrap();
-    let model = model(&server.url(), &extra);
-    let (stream, diagnostics) =
-        Ollama::new(transport(idle)).stream_with_diagnostics(&model, &context, options);
-    let events = collect(stream).await;
-    assert_contract(&events);
-    Call {
-        events,
-        diagnostics,
-        server,
-    }
+    let c = call_server(response, |url| {
+        Ollama::new(transport(idle)).stream_with_diagnostics(&model(url, &extra), &context, options)
+    })
+    .await;
+    assert_contract(&c.events);
+    c
 }
 
 async fn call(response: ScriptedResponse) -> Call {
@@ -239,16 +194,7 @@ async fn every_split_gives_the_same_message() {
         done("stop", 5, 6),
     ]
     .concat();
-    let whole = call(ndjson(body.clone())).await.message().clone();
-    for seed in 1..=5 {
-        for (label, chunking) in splits(body.len(), seed) {
-            let c = call(ndjson(body.clone()).chunked(chunking)).await;
-            let mut m = c.message().clone();
-            m.timestamp = whole.timestamp;
-            assert_eq!(m, whole, "{label}, seed {seed}");
-            assert_eq!(c.server.requests().len(), 1);
-        }
-    }
+    assert_every_split_agrees(ndjson(body), call).await;
 }
 
 #[tokio::test]
@@ -463,14 +409,7 @@ async fn rate_limit_429_with_retry_after() {
             .header("retry-after", "3"),
     )
     .await;
-    assert_eq!(c.types(), ["error"]);
-    assert_eq!(
-        c.message().error_message.as_deref(),
-        Some("429 too many requests, please retry later")
-    );
-    assert_eq!(c.diagnostics.retry_after_ms(), Some(3000));
-    assert_eq!(c.reason(), Some(FailoverReason::RateLimit));
-    assert_eq!(c.server.requests().len(), 1, "never retries");
+    assert_rate_limited(&c, "429 too many requests, please retry later", 3000, None);
 }
 
 #[tokio::test]
@@ -613,20 +552,11 @@ async fn stall_hits_the_idle_timeout() {
         json!({}),
         context(),
         StreamOptions::default(),
-        Some(Duration::from_millis(300)),
+        Some(STALL_IDLE),
     )
     .await;
-    let m = c.message();
-    assert_eq!(m.stop_reason, StopReason::Error);
-    assert_eq!(
-        m.error_message.as_deref(),
-        Some("LLM idle timeout (0.3s): no response from model")
-    );
-    assert_eq!(m.text(), "Hello");
-    assert_eq!(
-        c.diagnostics.failure(),
-        Some(TransportError::IdleTimeout(Duration::from_millis(300)))
-    );
+    assert_idle_timeout(&c);
+    assert_eq!(c.message().text(), "Hello");
 }
 
 #[tokio::test]
@@ -639,91 +569,40 @@ async fn cancel_mid_stream_is_aborted_with_partial_text_and_closes_the_connectio
         done("stop", 1, 3),
     ]
     .concat();
-    let mut cuts = vec![first.len()];
-    cuts.extend(
-        (1..60)
-            .map(|i| first.len() + i * 10)
-            .filter(|c| *c < body.len()),
-    );
-    let server = ScriptedServer::start(vec![
-        ndjson(body)
-            .chunked(Chunking::At(cuts))
-            .delay(Duration::from_millis(50)),
-    ])
-    .await
-    .unwrap();
-    let model = model(&server.url(), &json!({}));
-    let options = StreamOptions::default();
-    let cancel = options.cancel.clone();
-    let mut stream = LlmStream::stream(&Ollama::new(transport(None)), &model, &context(), options);
-    let mut events = Vec::new();
-    while let Some(event) = std::future::poll_fn(|cx| stream.as_mut().poll_next(cx)).await {
-        if matches!(event, AssistantMessageEvent::TextDelta { .. }) {
-            cancel.cancel();
-        }
-        events.push(event);
-    }
-    assert_contract(&events);
-    let m = events.last().and_then(|e| e.final_message()).unwrap();
-    assert_eq!(m.stop_reason, StopReason::Aborted);
-    assert_eq!(m.error_message.as_deref(), Some("Request was aborted"));
-    assert_eq!(m.content, vec![ContentBlock::text("Hello")]);
-    for _ in 0..100 {
-        if server.client_disconnects() == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(server.client_disconnects(), 1);
+    let cuts = trickle_cuts(first.len(), 10, body.len());
+    let response = ndjson(body).chunked(Chunking::At(cuts));
+    let (events, server) = cancel_at_first_delta(response, |url, options| {
+        Ollama::new(transport(None)).stream(&model(url, &json!({})), &context(), options)
+    })
+    .await;
+    assert_aborted_and_disconnected(&events, "Hello", &server).await;
 }
 
 #[tokio::test]
 async fn already_cancelled_makes_no_request() {
-    let options = StreamOptions::default();
-    options.cancel.cancel();
-    let c = call_full(ndjson(text_body()), json!({}), context(), options, None).await;
-    assert_eq!(c.types(), ["error"]);
-    assert_eq!(c.message().stop_reason, StopReason::Aborted);
-    assert!(c.server.requests().is_empty());
+    let c = call_full(ndjson(text_body()), json!({}), context(), cancelled(), None).await;
+    assert_no_request_when_cancelled(&c);
 }
 
 #[tokio::test]
 async fn connection_refused_is_an_error_event() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    drop(listener);
-    let events = collect(LlmStream::stream(
-        &Ollama::new(transport(None)),
-        &model(&url, &json!({})),
+    let events = collect(Ollama::new(transport(None)).stream(
+        &model(&refused_url(), &json!({})),
         &context(),
         StreamOptions::default(),
     ))
     .await;
-    assert_contract(&events);
-    let m = events[0].final_message().unwrap();
-    assert!(
-        m.error_message
-            .as_deref()
-            .unwrap()
-            .starts_with("Connection error:"),
-        "{m:?}"
-    );
+    assert_connection_refused(&events);
 }
 
 // --- scripted encoder -------------------------------------------------------------------------
 
 /// Serves `reply` as the scripted server would: each encoded line one write.
 fn scripted(reply: &ScriptedReply) -> ScriptedResponse {
-    let chunks = script::encode_reply(reply, "qwen3:8b");
-    let mut cuts = Vec::new();
-    let mut at = 0;
-    for chunk in &chunks[..chunks.len().saturating_sub(1)] {
-        at += chunk.len();
-        cuts.push(at);
-    }
-    ScriptedResponse::sse(chunks.concat())
-        .header("content-type", script::CONTENT_TYPE)
-        .chunked(Chunking::At(cuts))
+    one_write_each(
+        &script::encode_reply(reply, "qwen3:8b"),
+        script::CONTENT_TYPE,
+    )
 }
 
 #[tokio::test]
@@ -795,11 +674,6 @@ async fn public_wire_scenarios() {
     };
     // There are no real Ollama recordings in the shared fixtures.
     let outcome = wire_expect::run_public_scenarios(&Api::Ollama, None, &[], &start).await;
-    eprintln!(
-        "{} passed, {} failed",
-        outcome.passed.len(),
-        outcome.failures.len()
-    );
-    assert!(outcome.failures.is_empty(), "{:#?}", outcome.failures);
+    outcome.assert_all_passed();
     assert!(!outcome.passed.is_empty(), "no public ollama scenario ran");
 }

@@ -6,11 +6,10 @@ mod common;
 
 use std::time::Duration;
 
-use clawloop_core::classify::{FailoverSignal, failover_reason_from_signal, is_context_overflow};
 use clawloop_core::message::{ContentBlock, ThinkingContent, ToolCall};
-use clawloop_core::{FailoverReason, StopReason, StreamOptions, ThinkLevel};
+use clawloop_core::{LlmStream, StopReason, StreamOptions, ThinkLevel};
+use clawloop_providers::OpenAiCompletions;
 use clawloop_providers::scripted_server::{Chunking, ScriptedResponse};
-use clawloop_providers::{OpenAiCompletions, TransportError};
 use common::*;
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -81,20 +80,7 @@ async fn text_with_cached_usage_and_the_request_sent() {
 
 #[tokio::test]
 async fn every_split_gives_the_same_message() {
-    let body = text_body();
-    let whole = call(ScriptedResponse::sse(body.clone()))
-        .await
-        .message()
-        .clone();
-    for seed in 1..=5 {
-        for (label, chunking) in splits(body.len(), seed) {
-            let c = call(ScriptedResponse::sse(body.clone()).chunked(chunking)).await;
-            let mut m = c.message().clone();
-            m.timestamp = whole.timestamp;
-            assert_eq!(m, whole, "{label}, seed {seed}");
-            assert_eq!(c.server.requests().len(), 1);
-        }
-    }
+    assert_every_split_agrees(ScriptedResponse::sse(text_body()), call).await;
 }
 
 #[tokio::test]
@@ -194,26 +180,12 @@ async fn rate_limit_with_retry_after() {
         .header("x-request-id", "req_429"),
     )
     .await;
-    assert_eq!(c.types(), ["error"]);
-    let m = c.message();
-    assert_eq!(m.stop_reason, StopReason::Error);
-    assert_eq!(
-        m.error_message.as_deref(),
-        Some("429 Rate limit reached for gpt-4o-mini")
+    assert_rate_limited(
+        &c,
+        "429 Rate limit reached for gpt-4o-mini",
+        7000,
+        Some("req_429"),
     );
-    assert_eq!(c.diagnostics.retry_after_ms(), Some(7000));
-    assert_eq!(c.diagnostics.http_status(), Some(429));
-    let Some(TransportError::Http(http)) = c.diagnostics.failure() else {
-        panic!("no http failure")
-    };
-    assert_eq!(http.request_id.as_deref(), Some("req_429"));
-    let reason = failover_reason_from_signal(&FailoverSignal {
-        status: Some(429),
-        message: m.error_message.as_deref().unwrap(),
-        ..FailoverSignal::default()
-    });
-    assert_eq!(reason, Some(FailoverReason::RateLimit));
-    assert_eq!(c.server.requests().len(), 1, "never retries");
 }
 
 #[tokio::test]
@@ -226,13 +198,7 @@ async fn context_overflow_400() {
         .header("retry-after-ms", "1500"),
     )
     .await;
-    let m = c.message();
-    assert!(is_context_overflow(
-        m.stop_reason,
-        m.error_message.as_deref(),
-        &m.usage,
-        None
-    ));
+    assert!(c.is_context_overflow());
     assert_eq!(c.diagnostics.retry_after_ms(), Some(1500));
 }
 
@@ -351,19 +317,10 @@ async fn stall_hits_the_idle_timeout() {
             .stall(1, Duration::from_secs(30)),
         json!({}),
         StreamOptions::default(),
-        Some(Duration::from_millis(300)),
+        Some(STALL_IDLE),
     )
     .await;
-    let m = c.message();
-    assert_eq!(m.stop_reason, StopReason::Error);
-    assert_eq!(
-        m.error_message.as_deref(),
-        Some("LLM idle timeout (0.3s): no response from model")
-    );
-    assert_eq!(
-        c.diagnostics.failure(),
-        Some(TransportError::IdleTimeout(Duration::from_millis(300)))
-    );
+    assert_idle_timeout(&c);
 }
 
 #[tokio::test]
@@ -376,78 +333,34 @@ async fn cancel_mid_stream_is_aborted_with_partial_text_and_closes_the_connectio
     .concat()
         + &": keepalive\n\n".repeat(50);
     let first = chunk(json!({"content": "Hello"}), None).len();
-    let mut cuts = vec![first];
-    cuts.extend((1..60).map(|i| first + i * 20).filter(|c| *c < body.len()));
-    let server = clawloop_providers::scripted_server::ScriptedServer::start(vec![
-        ScriptedResponse::sse(body)
-            .chunked(Chunking::At(cuts))
-            .delay(Duration::from_millis(50)),
-    ])
-    .await
-    .unwrap();
-    let model = model(&server.url(), json!({}));
-    let options = StreamOptions::default();
-    let cancel = options.cancel.clone();
-    let mut stream = clawloop_core::LlmStream::stream(
-        &OpenAiCompletions::new(transport(None)),
-        &model,
-        &context(),
-        options,
-    );
-    let mut events = Vec::new();
-    while let Some(event) = std::future::poll_fn(|cx| stream.as_mut().poll_next(cx)).await {
-        if matches!(
-            event,
-            clawloop_core::AssistantMessageEvent::TextDelta { .. }
-        ) {
-            cancel.cancel();
-        }
-        events.push(event);
-    }
-    assert_contract(&events);
-    let m = events.last().and_then(|e| e.final_message()).unwrap();
-    assert_eq!(m.stop_reason, StopReason::Aborted);
-    assert_eq!(m.error_message.as_deref(), Some("Request was aborted"));
-    assert_eq!(m.content, vec![ContentBlock::text("Hello")]);
-    // The server notices the closed connection on its next writes.
-    for _ in 0..100 {
-        if server.client_disconnects() == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(server.client_disconnects(), 1);
+    let cuts = trickle_cuts(first, 20, body.len());
+    let response = ScriptedResponse::sse(body).chunked(Chunking::At(cuts));
+    let (events, server) = cancel_at_first_delta(response, |url, options| {
+        OpenAiCompletions::new(transport(None)).stream(&model(url, json!({})), &context(), options)
+    })
+    .await;
+    assert_aborted_and_disconnected(&events, "Hello", &server).await;
 }
 
 #[tokio::test]
 async fn already_cancelled_makes_no_request() {
-    let options = StreamOptions::default();
-    options.cancel.cancel();
-    let c = call_with(ScriptedResponse::sse(text_body()), json!({}), options, None).await;
-    assert_eq!(c.types(), ["error"]);
-    assert_eq!(c.message().stop_reason, StopReason::Aborted);
-    assert!(c.server.requests().is_empty());
+    let c = call_with(
+        ScriptedResponse::sse(text_body()),
+        json!({}),
+        cancelled(),
+        None,
+    )
+    .await;
+    assert_no_request_when_cancelled(&c);
 }
 
 #[tokio::test]
 async fn connection_refused_is_an_error_event() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    drop(listener);
-    let events = collect(clawloop_core::LlmStream::stream(
-        &OpenAiCompletions::new(transport(None)),
-        &model(&url, json!({})),
+    let events = collect(OpenAiCompletions::new(transport(None)).stream(
+        &model(&refused_url(), json!({})),
         &context(),
         StreamOptions::default(),
     ))
     .await;
-    assert_contract(&events);
-    let m = events[0].final_message().unwrap();
-    assert!(
-        m.error_message
-            .as_deref()
-            .unwrap()
-            .starts_with("Connection error:"),
-        "{m:?}"
-    );
+    assert_connection_refused(&events);
 }

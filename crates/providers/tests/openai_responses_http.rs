@@ -8,27 +8,31 @@
 mod common;
 #[path = "common/openai_responses.rs"]
 mod responses;
+#[path = "common/wire_expect.rs"]
+mod wire_expect;
 
-use std::collections::BTreeSet;
-use std::path::Path;
 use std::time::Duration;
 
-use clawloop_core::classify::{FailoverSignal, failover_reason_from_signal, is_context_overflow};
 use clawloop_core::message::{
     ContentBlock, TextContent, ThinkingContent, ToolCall, ToolResultMessage, UserContent,
 };
 use clawloop_core::model::CacheRetention;
 use clawloop_core::{
-    AssistantMessage, AssistantMessageEvent, Context, FailoverReason, LlmStream, Message,
-    StopReason, StreamOptions, ThinkLevel, ToolDefinition, UserMessage,
+    Api, AssistantMessage, Context, FailoverReason, LlmStream, Message, StopReason, StreamOptions,
+    ThinkLevel, ToolDefinition, UserMessage,
 };
 use clawloop_providers::OpenAiResponses;
 use clawloop_providers::openai_responses::script::{CONTENT_TYPE, encode_reply, wire_roles};
 use clawloop_providers::scripted_server::{
     Chunking, ScriptedReply, ScriptedResponse, ScriptedServer,
 };
-use clawloop_providers::{HttpTransport, TransportConfig, TransportError};
-use common::{assert_contract, collect, splits, transport};
+use clawloop_providers::{HttpTransport, TransportConfig};
+use common::{
+    STALL_IDLE, assert_aborted_and_disconnected, assert_connection_refused, assert_contract,
+    assert_every_split_agrees, assert_idle_timeout, assert_no_request_when_cancelled,
+    assert_rate_limited, cancel_at_first_delta, cancelled, collect, context, refused_url,
+    transport, trickle_cuts,
+};
 use pretty_assertions::assert_eq;
 use responses::*;
 use serde_json::{Value, json};
@@ -133,20 +137,7 @@ async fn text_with_cached_usage_and_the_request_sent() {
 
 #[tokio::test]
 async fn every_split_gives_the_same_message() {
-    let body = text_body();
-    let whole = call(ScriptedResponse::sse(body.clone()))
-        .await
-        .message()
-        .clone();
-    for seed in 1..=5 {
-        for (label, chunking) in splits(body.len(), seed) {
-            let c = call(ScriptedResponse::sse(body.clone()).chunked(chunking)).await;
-            let mut m = c.message().clone();
-            m.timestamp = whole.timestamp;
-            assert_eq!(m, whole, "{label}, seed {seed}");
-            assert_eq!(c.server.requests().len(), 1);
-        }
-    }
+    assert_every_split_agrees(ScriptedResponse::sse(text_body()), call).await;
 }
 
 #[tokio::test]
@@ -335,14 +326,6 @@ async fn images_history_and_tools_in_the_request() {
     assert_eq!(wire_roles(&body), ["user", "assistant", "tool"]);
 }
 
-fn reason(c: &common::Call) -> Option<FailoverReason> {
-    failover_reason_from_signal(&FailoverSignal {
-        status: c.diagnostics.http_status(),
-        message: c.message().error_message.as_deref().unwrap_or_default(),
-        ..FailoverSignal::default()
-    })
-}
-
 #[tokio::test]
 async fn rate_limit_with_retry_after() {
     let c = call(
@@ -354,20 +337,12 @@ async fn rate_limit_with_retry_after() {
         .header("x-request-id", "req_429"),
     )
     .await;
-    assert_eq!(c.types(), ["error"]);
-    let m = c.message();
-    assert_eq!(m.stop_reason, StopReason::Error);
-    assert_eq!(
-        m.error_message.as_deref(),
-        Some("429 Rate limit reached for gpt-5 on tokens per min (TPM)")
+    assert_rate_limited(
+        &c,
+        "429 Rate limit reached for gpt-5 on tokens per min (TPM)",
+        7000,
+        Some("req_429"),
     );
-    assert_eq!(c.diagnostics.retry_after_ms(), Some(7000));
-    let Some(TransportError::Http(http)) = c.diagnostics.failure() else {
-        panic!("no http failure")
-    };
-    assert_eq!(http.request_id.as_deref(), Some("req_429"));
-    assert_eq!(reason(&c), Some(FailoverReason::RateLimit));
-    assert_eq!(c.server.requests().len(), 1, "never retries");
 }
 
 #[tokio::test]
@@ -386,7 +361,7 @@ async fn unauthorized_401() {
         "{m:?}"
     );
     assert!(matches!(
-        reason(&c),
+        c.reason(),
         Some(FailoverReason::Auth | FailoverReason::AuthPermanent)
     ));
 }
@@ -398,13 +373,7 @@ async fn context_overflow_400() {
         r#"{"error":{"message":"Your input exceeds the context window of this model. Please adjust your input and try again.","type":"invalid_request_error","param":"input","code":"context_length_exceeded"}}"#,
     ))
     .await;
-    let m = c.message();
-    assert!(is_context_overflow(
-        m.stop_reason,
-        m.error_message.as_deref(),
-        &m.usage,
-        None
-    ));
+    assert!(c.is_context_overflow());
 }
 
 #[tokio::test]
@@ -458,7 +427,7 @@ async fn in_stream_errors_keep_partial_text() {
         Some("rate_limit_exceeded: Too many requests")
     );
     assert_eq!(c.message().text(), "Half");
-    assert_eq!(reason(&c), Some(FailoverReason::RateLimit));
+    assert_eq!(c.reason(), Some(FailoverReason::RateLimit));
     let scripted_error = call(scripted(
         json!({"text": "so far", "streamError": "Upstream overloaded"}),
     ))
@@ -583,19 +552,10 @@ async fn stall_hits_the_idle_timeout() {
             .stall(1, Duration::from_secs(30)),
         json!({}),
         StreamOptions::default(),
-        Some(Duration::from_millis(300)),
+        Some(STALL_IDLE),
     )
     .await;
-    let m = c.message();
-    assert_eq!(m.stop_reason, StopReason::Error);
-    assert_eq!(
-        m.error_message.as_deref(),
-        Some("LLM idle timeout (0.3s): no response from model")
-    );
-    assert_eq!(
-        c.diagnostics.failure(),
-        Some(TransportError::IdleTimeout(Duration::from_millis(300)))
-    );
+    assert_idle_timeout(&c);
 }
 
 #[tokio::test]
@@ -626,77 +586,36 @@ async fn cancel_mid_stream_is_aborted_with_partial_text_and_closes_the_connectio
         + &text_delta("msg_1", " there")
         + &": keepalive\n\n".repeat(50)
         + &completed("completed", usage(1, 0, 1));
-    let mut cuts = vec![first.len()];
-    cuts.extend(
-        (1..60)
-            .map(|i| first.len() + i * 20)
-            .filter(|c| *c < body.len()),
-    );
-    let server = ScriptedServer::start(vec![
-        ScriptedResponse::sse(body)
-            .chunked(Chunking::At(cuts))
-            .delay(Duration::from_millis(50)),
-    ])
-    .await
-    .unwrap();
-    let options = StreamOptions::default();
-    let cancel = options.cancel.clone();
-    let mut stream = OpenAiResponses::new(transport(None)).stream(
-        &model(&server.url(), json!({})),
-        &context(),
-        options,
-    );
-    let mut events = Vec::new();
-    while let Some(event) = std::future::poll_fn(|cx| stream.as_mut().poll_next(cx)).await {
-        if matches!(event, AssistantMessageEvent::TextDelta { .. }) {
-            cancel.cancel();
-        }
-        events.push(event);
-    }
-    assert_contract(&events);
-    let m = events.last().and_then(|e| e.final_message()).unwrap();
-    assert_eq!(m.stop_reason, StopReason::Aborted);
-    assert_eq!(m.error_message.as_deref(), Some("Request was aborted"));
-    assert_eq!(m.content, vec![ContentBlock::text("Hello")]);
-    for _ in 0..100 {
-        if server.client_disconnects() == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(server.client_disconnects(), 1);
+    let cuts = trickle_cuts(first.len(), 20, body.len());
+    let response = ScriptedResponse::sse(body).chunked(Chunking::At(cuts));
+    let (events, server) = cancel_at_first_delta(response, |url, options| {
+        OpenAiResponses::new(transport(None)).stream(&model(url, json!({})), &context(), options)
+    })
+    .await;
+    assert_aborted_and_disconnected(&events, "Hello", &server).await;
 }
 
 #[tokio::test]
 async fn already_cancelled_makes_no_request() {
-    let options = StreamOptions::default();
-    options.cancel.cancel();
-    let c = call_with(ScriptedResponse::sse(text_body()), json!({}), options, None).await;
-    assert_eq!(c.types(), ["error"]);
-    assert_eq!(c.message().stop_reason, StopReason::Aborted);
-    assert!(c.server.requests().is_empty());
+    let c = call_with(
+        ScriptedResponse::sse(text_body()),
+        json!({}),
+        cancelled(),
+        None,
+    )
+    .await;
+    assert_no_request_when_cancelled(&c);
 }
 
 #[tokio::test]
 async fn connection_refused_is_an_error_event() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    drop(listener);
     let events = collect(OpenAiResponses::new(transport(None)).stream(
-        &model(&url, json!({})),
+        &model(&refused_url(), json!({})),
         &context(),
         StreamOptions::default(),
     ))
     .await;
-    assert_contract(&events);
-    let m = events[0].final_message().unwrap();
-    assert!(
-        m.error_message
-            .as_deref()
-            .unwrap()
-            .starts_with("Connection error:"),
-        "{m:?}"
-    );
+    assert_connection_refused(&events);
 }
 
 // --- conformance `wire` scenarios and real fixtures -----------------------------------------
@@ -751,65 +670,27 @@ fn own_cases() -> Vec<Value> {
 
 #[tokio::test]
 async fn public_wire_scenarios_and_real_fixtures() {
-    let dir = shared().join("conformance/scenarios/wire");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    let mut passed = 0;
-    let mut failures = Vec::new();
-    let mut fixtures_seen = BTreeSet::new();
-    for file in files {
-        let json: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-        let cases = json["cases"]
-            .as_array()
-            .cloned()
-            .unwrap_or_else(|| vec![json.clone()]);
-        for case in cases {
-            if case["kind"] != "wire" || case["input"]["api"] != "openai-responses" {
-                continue;
-            }
-            if let Some(f) = case["input"]["bodyFile"].as_str() {
-                fixtures_seen.insert(
-                    Path::new(f)
-                        .file_name()
-                        .unwrap()
-                        .to_string_lossy()
-                        .into_owned(),
-                );
-            }
-            let name = format!(
-                "{}#{}",
-                file.file_name().unwrap().to_string_lossy(),
-                case["name"].as_str().unwrap_or("?")
-            );
-            match run_case(&dir, &case).await {
-                Ok(()) => passed += 1,
-                Err(e) => failures.push(format!("{name}: {e}")),
-            }
-        }
-    }
-    let public = passed + failures.len();
-    for case in own_cases() {
-        match run_case(&dir, &case).await {
-            Ok(()) => passed += 1,
-            Err(e) => failures.push(format!("own#{}: {e}", case["name"])),
-        }
-    }
-    let fixture_dir = shared().join("fixtures/real/openai-responses");
-    let all: BTreeSet<String> = std::fs::read_dir(&fixture_dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    let missing: Vec<_> = all.difference(&fixtures_seen).collect();
-    eprintln!(
-        "{passed} passed, {} failed ({public} public scenarios)",
-        failures.len()
-    );
-    assert!(failures.is_empty(), "{failures:#?}");
-    assert!(missing.is_empty(), "fixtures without a case: {missing:?}");
+    let start = |url: &str, extra: &Value| {
+        OpenAiResponses::new(transport(None)).stream_with_diagnostics(
+            &model(url, extra.clone()),
+            &context(),
+            StreamOptions::default(),
+        )
+    };
+    let outcome = wire_expect::run_public_scenarios(
+        &Api::OpenaiResponses,
+        Some("openai-responses"),
+        &own_cases(),
+        &start,
+    )
+    .await;
+    let public = outcome
+        .passed
+        .iter()
+        .chain(&outcome.failures)
+        .filter(|name| !name.starts_with("own#"))
+        .count();
+    outcome.assert_all_passed();
     assert!(public >= 7, "only {public} public cases ran");
 }
 
@@ -817,7 +698,7 @@ async fn public_wire_scenarios_and_real_fixtures() {
 async fn real_fixtures_decode_into_full_messages() {
     // Beyond the scenarios' summaries: the exact reasoning signature of a real stream is the
     // item JSON from `output_item.done`, and text signatures carry the phase.
-    let dir = shared().join("fixtures/real/openai-responses");
+    let dir = wire_expect::shared().join("fixtures/real/openai-responses");
     let body = std::fs::read(dir.join("phase_on_part_start_reasoning_fc.sse")).unwrap();
     let c = call(ScriptedResponse::sse(body.clone())).await;
     let m = c.message();

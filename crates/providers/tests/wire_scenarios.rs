@@ -30,17 +30,7 @@ async fn public_wire_scenarios_and_real_fixtures() {
         &start,
     )
     .await;
-    eprintln!(
-        "{} passed, {} failed",
-        outcome.passed.len(),
-        outcome.failures.len()
-    );
-    assert!(outcome.failures.is_empty(), "{:#?}", outcome.failures);
-    assert!(
-        outcome.uncovered_fixtures.is_empty(),
-        "fixtures without a case: {:?}",
-        outcome.uncovered_fixtures
-    );
+    outcome.assert_all_passed();
     assert!(
         outcome.passed.len() >= 12,
         "only {} cases ran",

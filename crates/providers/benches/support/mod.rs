@@ -1,5 +1,6 @@
-//! Recorded-style provider streams for the `decode` benchmark and the `delta_allocs` example,
-//! and the full decode path they measure.
+//! Recorded-style provider streams for the `decode` benchmark and the `decode_instr` and
+//! `delta_allocs` examples, the full decode path they measure, and (in [`wire`]) the parse-only
+//! baselines it is compared with.
 //!
 //! The bodies copy the shape of the real recordings in `../shared/fixtures/real/`
 //! (`openai-chat/text_with_usage_chunk.sse`, `anthropic/text_prefill_stop_sequence.sse`): every
@@ -20,7 +21,10 @@ use std::io::Write;
 use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost};
 use clawloop_providers::anthropic_messages::EventDecoder;
 use clawloop_providers::openai_completions::ChunkDecoder;
-use clawloop_providers::transport::{FrameError, SseEvent, SseFramer};
+use clawloop_providers::stream_driver::{BodyDecoder, Framing, Progress, WireDecoder};
+use clawloop_providers::transport::{SseEvent, SseFramer};
+
+pub mod wire;
 
 /// The transport's default event limit (issue 3).
 const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
@@ -246,69 +250,40 @@ pub fn frames(body: &[u8]) -> Result<Vec<SseEvent>, String> {
     Ok(out)
 }
 
-/// The `openai-completions` stream function's work on a 2xx body, without the socket: each
-/// read is framed, each frame decoded as it is framed, borrowed from the framer's buffers
-/// ([`SseFramer::feed_with`]), and the events of the read handed on (dropped here) before the
-/// next read, as `BodyReader::step` does. Returns the final message.
+/// The `openai-completions` stream function's work on a 2xx body, without the socket.
+/// Returns the final message.
 pub fn decode_openai(reads: &[&[u8]]) -> Result<AssistantMessage, String> {
     let initial = AssistantMessage::empty("openai-completions", "openai", "gpt-4o-mini", 0);
-    let mut decoder = ChunkDecoder::new(initial, ModelCost::default());
-    let mut framer = SseFramer::new(MAX_EVENT_BYTES);
-    let mut out = Vec::new();
-    for read in reads {
-        framer.feed_with(read, |frame| {
-            decoder
-                .on_data(frame.data, &mut out)
-                .map_err(|e| Failed(e.0))
-        })?;
-        out.clear();
-    }
-    framer.finish_with(|frame| {
-        decoder
-            .on_data(frame.data, &mut out)
-            .map_err(|e| Failed(e.0))
-    })?;
-    decoder.finish(&mut out);
-    final_message(out)
+    decode_sse(ChunkDecoder::new(initial, ModelCost::default()), reads)
 }
 
-/// [`decode_openai`] for `anthropic-messages`, whose stream function decodes each event as it
-/// is framed, borrowed from the framer's buffers ([`SseFramer::feed_with`]).
+/// [`decode_openai`] for `anthropic-messages`.
 pub fn decode_anthropic(reads: &[&[u8]]) -> Result<AssistantMessage, String> {
     let initial = AssistantMessage::empty("anthropic-messages", "anthropic", "claude", 0);
-    let mut decoder = EventDecoder::new(initial, ModelCost::default());
-    let mut framer = SseFramer::new(MAX_EVENT_BYTES);
+    decode_sse(EventDecoder::new(initial, ModelCost::default()), reads)
+}
+
+/// The stream loop's body handling ([`BodyDecoder`]): each read is framed, each frame decoded
+/// as it is framed, borrowed from the framer's buffers, and the events of the read handed on
+/// (dropped here) before the next read.
+fn decode_sse<D: WireDecoder>(decoder: D, reads: &[&[u8]]) -> Result<AssistantMessage, String> {
+    let mut body = BodyDecoder::new(decoder, Framing::Sse, MAX_EVENT_BYTES);
     let mut out = Vec::new();
+    let mut progress = Progress::More;
     for read in reads {
-        framer.feed_with(read, |frame| {
-            decoder
-                .on_event(frame.event, frame.data, &mut out)
-                .map_err(|e| Failed(e.0))
-        })?;
+        progress = body.feed(read, &mut out).map_err(|e| e.to_string())?;
         out.clear();
+        match progress {
+            Progress::More => {}
+            Progress::Complete => break,
+        }
     }
-    framer.finish_with(|frame| {
-        decoder
-            .on_event(frame.event, frame.data, &mut out)
-            .map_err(|e| Failed(e.0))
-    })?;
-    decoder.finish(&mut out);
+    match progress {
+        Progress::More => body.end(&mut out).map_err(|e| e.to_string())?,
+        Progress::Complete => {}
+    }
+    body.into_decoder().finish(&mut out);
     final_message(out)
-}
-
-/// A framing or decoding failure, as the message the decode functions return.
-struct Failed(String);
-
-impl From<FrameError> for Failed {
-    fn from(e: FrameError) -> Self {
-        Failed(e.to_string())
-    }
-}
-
-impl From<Failed> for String {
-    fn from(e: Failed) -> Self {
-        e.0
-    }
 }
 
 fn final_message(mut out: Vec<AssistantMessageEvent>) -> Result<AssistantMessage, String> {

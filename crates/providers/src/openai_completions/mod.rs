@@ -8,8 +8,6 @@ mod request;
 pub mod script;
 mod usage;
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use clawloop_core::{
     AssistantEventStream, AssistantMessage, AssistantMessageEvent, Context, LlmStream, Model,
     StopReason, StreamOptions,
@@ -20,10 +18,8 @@ pub use decode::{ChunkDecoder, DecodeError};
 pub use messages::{convert_messages, normalize_tool_call_id};
 pub use request::{build_body, build_request};
 
-use crate::transport::{
-    CallDiagnostics, FrameError, HttpTransport, ResponseBody, SseEventRef, SseFramer,
-    TransportError,
-};
+use crate::stream_driver::{Frame, WireDecoder, now_ms, stream_call};
+use crate::transport::{CallDiagnostics, HttpTransport};
 
 /// Streams Chat Completions calls over a shared [`HttpTransport`].
 #[derive(Debug, Clone)]
@@ -48,48 +44,8 @@ impl OpenAiCompletions {
         let compat = OpenAiCompat::for_model(model);
         let body = build_body(model, context, &options, &compat);
         let request = build_request(model, &options, &body);
-        let initial = AssistantMessage::for_model(model, now_ms());
-        let diagnostics = CallDiagnostics::new();
-        let report = diagnostics.clone();
-        let transport = self.transport.clone();
-        let prices = model.cost;
-        let cancel = options.cancel;
-        let stream = async_stream::stream! {
-            let mut decoder = ChunkDecoder::new(initial, prices);
-            let mut out = Vec::new();
-            let body = match transport.send(request, &cancel).await {
-                Ok(body) => body,
-                Err(error) => {
-                    report.record(&error);
-                    decoder.fail(reason_of(&error), error.to_string(), &mut out);
-                    for event in out { yield event; }
-                    return;
-                }
-            };
-            yield decoder.start();
-            let mut reader = BodyReader::new(body, &transport);
-            let result = loop {
-                match reader.step(&mut decoder, &mut out).await {
-                    Ok(true) => break Ok(()),
-                    Ok(false) => {
-                        for event in out.drain(..) {
-                            yield event;
-                        }
-                    }
-                    Err(failure) => break Err(failure),
-                }
-            };
-            match result {
-                Ok(()) => decoder.finish(&mut out),
-                Err(Failure::Transport(error)) => {
-                    report.record(&error);
-                    decoder.fail(reason_of(&error), error.to_string(), &mut out);
-                }
-                Err(Failure::Decode(message)) => decoder.fail(StopReason::Error, message, &mut out),
-            }
-            for event in out { yield event; }
-        };
-        (Box::pin(stream), diagnostics)
+        let decoder = ChunkDecoder::new(AssistantMessage::for_model(model, now_ms()), model.cost);
+        stream_call(&self.transport, request, options.cancel, decoder)
     }
 }
 
@@ -104,135 +60,48 @@ impl LlmStream for OpenAiCompletions {
     }
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-fn reason_of(error: &TransportError) -> StopReason {
-    if matches!(error, TransportError::Aborted) {
-        StopReason::Aborted
-    } else {
-        StopReason::Error
-    }
-}
-
-/// A stream-ending failure after the response head.
-enum Failure {
-    Transport(TransportError),
-    Decode(String),
-}
-
-impl From<TransportError> for Failure {
-    fn from(e: TransportError) -> Self {
-        Failure::Transport(e)
-    }
-}
-
-impl From<FrameError> for Failure {
-    fn from(e: FrameError) -> Self {
-        Failure::Transport(TransportError::Frame(e))
-    }
-}
-
-/// How the 2xx body is read: an event stream, or one JSON document from a server that
-/// ignored `stream: true`.
-enum Format {
-    Sse { framer: SseFramer },
-    Json { bytes: Vec<u8>, limit: usize },
-}
-
-/// Reads the body one chunk per [`BodyReader::step`], so events reach the consumer as soon as
-/// their bytes arrive.
-struct BodyReader {
-    body: ResponseBody,
-    format: Format,
-}
-
-impl BodyReader {
-    fn new(body: ResponseBody, transport: &HttpTransport) -> Self {
-        let limit = transport.config().max_event_bytes;
-        let json = body
-            .content_type()
-            .is_some_and(|t| t.to_ascii_lowercase().starts_with("application/json"));
-        let format = if json {
-            Format::Json {
-                bytes: Vec::new(),
-                limit,
-            }
-        } else {
-            Format::Sse {
-                framer: SseFramer::new(limit),
-            }
-        };
-        BodyReader { body, format }
+/// Chat Completions chunks (or one non-streaming completion, from a server that ignored
+/// `stream: true`) on the shared stream loop.
+impl WireDecoder for ChunkDecoder {
+    fn start(&self) -> AssistantMessageEvent {
+        ChunkDecoder::start(self)
     }
 
-    /// Reads and decodes one chunk; `Ok(true)` when the stream is over.
-    async fn step(
+    // Called once per frame: inlined into the framer loop.
+    #[inline(always)]
+    fn decode(
         &mut self,
-        decoder: &mut ChunkDecoder,
+        frame: Frame<'_>,
         out: &mut Vec<AssistantMessageEvent>,
-    ) -> Result<bool, Failure> {
-        if self
-            .body
-            .content_type()
-            .is_some_and(|t| t.to_ascii_lowercase().contains("html"))
-        {
-            return Err(Failure::Decode(format!(
-                "{} Unexpected HTML page instead of an event stream",
-                self.body.status()
-            )));
-        }
-        let chunk = self.body.next_chunk().await?;
-        match &mut self.format {
-            Format::Sse { framer } => {
-                // Each event is decoded as soon as it is framed, borrowed from the framer's
-                // buffers (issue 3 bench), so events completed before a framing error in the
-                // same read are decoded first and the outcome does not depend on read splits.
-                let mut on_event = |frame: SseEventRef<'_>| {
-                    if decoder.saw_done() {
-                        return Ok(());
-                    }
-                    if frame.event == "error" {
-                        return Err(Failure::Decode(decode::error_event_message(frame.data)));
-                    }
-                    decoder
-                        .on_data(frame.data, out)
-                        .map_err(|e| Failure::Decode(e.0))
-                };
-                let framed = match &chunk {
-                    Some(bytes) => framer.feed_with(bytes, &mut on_event),
-                    None => framer.finish_with(&mut on_event),
-                };
-                if decoder.saw_done() {
-                    // Nothing follows `[DONE]`; close now rather than wait for the server.
-                    self.body.close();
-                    return Ok(true);
-                }
-                framed?;
-                Ok(chunk.is_none())
+    ) -> Result<(), String> {
+        match frame {
+            Frame::Sse(event) if event.event == "error" => {
+                Err(decode::error_event_message(event.data))
             }
-            Format::Json { bytes, limit } => {
-                if let Some(chunk) = chunk {
-                    if bytes.len() + chunk.len() > *limit {
-                        return Err(FrameError::TooLarge { limit: *limit }.into());
-                    }
-                    bytes.extend_from_slice(&chunk);
-                    return Ok(false);
+            Frame::Sse(event) => self.on_data(event.data, out).map_err(|e| e.0),
+            Frame::Json(data) => self.on_data(data, out).map_err(|e| e.0),
+            Frame::Document(body) => {
+                self.on_data(body, out).map_err(|e| e.0)?;
+                if self.is_complete() {
+                    Ok(())
+                } else {
+                    Err("Unexpected JSON response: no choices or finish reason".to_owned())
                 }
-                let text = std::str::from_utf8(bytes).map_err(|_| FrameError::InvalidUtf8)?;
-                decoder
-                    .on_data(text, out)
-                    .map_err(|e| Failure::Decode(e.0))?;
-                if !decoder.is_complete() {
-                    return Err(Failure::Decode(
-                        "Unexpected JSON response: no choices or finish reason".to_owned(),
-                    ));
-                }
-                Ok(true)
             }
         }
+    }
+
+    /// Nothing follows `[DONE]`.
+    #[inline]
+    fn is_terminal(&self) -> bool {
+        self.saw_done()
+    }
+
+    fn finish(self, out: &mut Vec<AssistantMessageEvent>) {
+        ChunkDecoder::finish(self, out);
+    }
+
+    fn fail(self, reason: StopReason, message: String, out: &mut Vec<AssistantMessageEvent>) {
+        ChunkDecoder::fail(self, reason, message, out);
     }
 }

@@ -5,7 +5,6 @@
 //! thinking block's signature, so the next request can replay it with `store: false`; text
 //! blocks remember their message id and phase; tool calls get pi's `call_id|item_id` ids.
 
-mod body;
 mod decode;
 mod input;
 mod request;
@@ -14,10 +13,9 @@ mod stream_error;
 mod text_signature;
 mod usage;
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use clawloop_core::{
-    AssistantEventStream, AssistantMessage, Context, LlmStream, Model, StopReason, StreamOptions,
+    AssistantEventStream, AssistantMessage, AssistantMessageEvent, Context, LlmStream, Model,
+    StopReason, StreamOptions,
 };
 
 pub use decode::{DecodeError, ResponsesDecoder};
@@ -25,8 +23,8 @@ pub use input::{SEE_ATTACHED_IMAGE, convert_input, normalize_tool_call_id};
 pub use request::{JUICE_ZERO, build_body, build_request, reasoning_effort};
 pub use text_signature::{TextSignature, short_hash};
 
-use crate::transport::{CallDiagnostics, HttpTransport, TransportError};
-use body::{BodyReader, Failure};
+use crate::stream_driver::{Frame, WireDecoder, now_ms, stream_call};
+use crate::transport::{CallDiagnostics, HttpTransport};
 
 /// Streams Responses calls over a shared [`HttpTransport`].
 #[derive(Debug, Clone)]
@@ -50,48 +48,9 @@ impl OpenAiResponses {
     ) -> (AssistantEventStream, CallDiagnostics) {
         let body = build_body(model, context, &options);
         let request = build_request(model, &options, &body);
-        let initial = AssistantMessage::for_model(model, now_ms());
-        let diagnostics = CallDiagnostics::new();
-        let report = diagnostics.clone();
-        let transport = self.transport.clone();
-        let prices = model.cost;
-        let cancel = options.cancel;
-        let stream = async_stream::stream! {
-            let mut decoder = ResponsesDecoder::new(initial, prices);
-            let mut out = Vec::new();
-            let body = match transport.send(request, &cancel).await {
-                Ok(body) => body,
-                Err(error) => {
-                    report.record(&error);
-                    decoder.fail(reason_of(&error), error.to_string(), &mut out);
-                    for event in out { yield event; }
-                    return;
-                }
-            };
-            yield decoder.start();
-            let mut reader = BodyReader::new(body, &transport);
-            let result = loop {
-                match reader.step(&mut decoder, &mut out).await {
-                    Ok(true) => break Ok(()),
-                    Ok(false) => {
-                        for event in out.drain(..) {
-                            yield event;
-                        }
-                    }
-                    Err(failure) => break Err(failure),
-                }
-            };
-            match result {
-                Ok(()) => decoder.finish(&mut out),
-                Err(Failure::Transport(error)) => {
-                    report.record(&error);
-                    decoder.fail(reason_of(&error), error.to_string(), &mut out);
-                }
-                Err(Failure::Decode(message)) => decoder.fail(StopReason::Error, message, &mut out),
-            }
-            for event in out { yield event; }
-        };
-        (Box::pin(stream), diagnostics)
+        let decoder =
+            ResponsesDecoder::new(AssistantMessage::for_model(model, now_ms()), model.cost);
+        stream_call(&self.transport, request, options.cancel, decoder)
     }
 }
 
@@ -106,16 +65,41 @@ impl LlmStream for OpenAiResponses {
     }
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
+/// Responses events (or one JSON response, from a server that ignored `stream: true`) on the
+/// shared stream loop.
+impl WireDecoder for ResponsesDecoder {
+    fn start(&self) -> AssistantMessageEvent {
+        ResponsesDecoder::start(self)
+    }
 
-fn reason_of(error: &TransportError) -> StopReason {
-    if matches!(error, TransportError::Aborted) {
-        StopReason::Aborted
-    } else {
-        StopReason::Error
+    // Called once per frame: inlined into the framer loop.
+    #[inline(always)]
+    fn decode(
+        &mut self,
+        frame: Frame<'_>,
+        out: &mut Vec<AssistantMessageEvent>,
+    ) -> Result<(), String> {
+        let decoded = match frame {
+            Frame::Sse(event) => self.on_data(event.event, event.data, out),
+            // An unnamed event: the payload's `type` decides.
+            Frame::Json(data) => self.on_data("", data, out),
+            Frame::Document(body) => self.on_response(body, out),
+        };
+        decoded.map_err(|e| e.0)
+    }
+
+    /// Nothing follows the terminal event; some servers keep the connection open after it
+    /// (pi's codex test pins this), so the body is closed then.
+    #[inline]
+    fn is_terminal(&self) -> bool {
+        self.is_complete()
+    }
+
+    fn finish(self, out: &mut Vec<AssistantMessageEvent>) {
+        ResponsesDecoder::finish(self, out);
+    }
+
+    fn fail(self, reason: StopReason, message: String, out: &mut Vec<AssistantMessageEvent>) {
+        ResponsesDecoder::fail(self, reason, message, out);
     }
 }

@@ -1,5 +1,5 @@
 //! HTTP transport shared by every wire API: one client per runtime, one request per call,
-//! typed HTTP errors, bounded SSE / NDJSON framing, idle timeout and cancellation.
+//! typed HTTP errors, bounded SSE / NDJSON / JSON-array framing, idle timeout and cancellation.
 
 mod client;
 mod config;
@@ -7,6 +7,7 @@ mod diagnostics;
 mod error;
 mod frame_error;
 mod http_error;
+mod json_array;
 mod ndjson;
 mod retry_after;
 mod sse;
@@ -21,6 +22,7 @@ pub use diagnostics::CallDiagnostics;
 pub use error::{ABORTED_MESSAGE, TransportError};
 pub use frame_error::FrameError;
 pub use http_error::{HttpError, MAX_ERROR_BODY_BYTES, json_error_message};
+pub use json_array::{ArrayFrameError, JsonArrayFramer};
 pub use ndjson::NdjsonFramer;
 pub use retry_after::retry_after_ms;
 pub use sse::{SseEvent, SseEventRef, SseFramer};

@@ -1,7 +1,7 @@
 //! FORMAT.md's `wire` kind for any API, on top of the crate's shared `replay_wire`: reads the
 //! public scenarios of one API (and extra cases for real fixtures no scenario covers), serves
 //! each body whole, one byte per read and at seeded random splits, and checks the expectation.
-//! Used by the `google-generative-ai` and `ollama` tests.
+//! Used by the tests of every API.
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -175,8 +175,27 @@ pub struct Outcome {
     pub uncovered_fixtures: Vec<String>,
 }
 
+impl Outcome {
+    /// Prints the counts, then requires every case to pass and every real fixture of the API
+    /// to have a case.
+    pub fn assert_all_passed(&self) {
+        eprintln!(
+            "{} passed, {} failed",
+            self.passed.len(),
+            self.failures.len()
+        );
+        assert!(self.failures.is_empty(), "{:#?}", self.failures);
+        assert!(
+            self.uncovered_fixtures.is_empty(),
+            "fixtures without a case: {:?}",
+            self.uncovered_fixtures
+        );
+    }
+}
+
 /// Every public `wire` case of `api`, then `own_cases` (whose `bodyFile` is relative to
-/// `fixtures/real/<fixture_dir>`), and the real fixtures of that folder that none of them used.
+/// `fixtures/real/<fixture_dir>`), and the real fixtures of that folder that none of them used
+/// (an own case with an inline body names its recording in a top-level `fixture`).
 pub async fn run_public_scenarios(
     api: &Api,
     fixture_dir: Option<&str>,
@@ -220,7 +239,14 @@ pub async fn run_public_scenarios(
     if let Some(fixture_dir) = fixture_dir {
         let dir = shared().join("fixtures/real").join(fixture_dir);
         for case in own_cases {
-            fixtures_seen.insert(case["input"]["bodyFile"].as_str().unwrap().to_owned());
+            // A case plays its recording as `bodyFile`, or names in `fixture` the recording
+            // its inline body was built from.
+            if let Some(fixture) = case["input"]["bodyFile"]
+                .as_str()
+                .or(case["fixture"].as_str())
+            {
+                fixtures_seen.insert(fixture.to_owned());
+            }
             let name = format!("own#{}", case["name"].as_str().unwrap_or("?"));
             match run_case(api, &dir, case, start).await {
                 Ok(()) => outcome.passed.push(name),

@@ -3,12 +3,12 @@
 //!
 //! clawloop always asks for SSE, but proxies and recorded traffic use the array form; this
 //! framer cuts it into element texts as they complete, so the decoder sees chunks as early as
-//! with SSE. Same guarantees as the transport's framers: any split of the byte stream gives the
-//! same elements, UTF-8 is checked only on whole elements, and one element larger than the
+//! with SSE. Same guarantees as the SSE and NDJSON framers: any split of the byte stream gives
+//! the same elements, UTF-8 is checked only on whole elements, and one element larger than the
 //! limit is an error instead of unbounded growth. A body that is a single object (a server
 //! that answered `generateContent`-style) is one element.
 
-use crate::transport::FrameError;
+use super::FrameError;
 
 /// Where the framer is in the document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
