@@ -30,6 +30,16 @@ pub fn js_trim(s: &str) -> &str {
     s.trim_matches(is_js_whitespace)
 }
 
+/// JavaScript's `String.prototype.trimStart`.
+pub fn js_trim_start(s: &str) -> &str {
+    s.trim_start_matches(is_js_whitespace)
+}
+
+/// JavaScript's `String.prototype.trimEnd`.
+pub fn js_trim_end(s: &str) -> &str {
+    s.trim_end_matches(is_js_whitespace)
+}
+
 /// True when JavaScript's `s.trim().length === 0`: every char is JS whitespace.
 pub fn is_js_blank<I: IntoIterator<Item = char>>(chars: I) -> bool {
     chars.into_iter().all(is_js_whitespace)
@@ -53,6 +63,10 @@ mod tests {
     fn trim_and_blank_follow_js() {
         assert_eq!(js_trim("\u{FEFF} x \u{3000}"), "x");
         assert_eq!(js_trim("\u{0085}x"), "\u{0085}x");
+        assert_eq!(js_trim_start("\u{FEFF} x \u{3000}"), "x \u{3000}");
+        assert_eq!(js_trim_end("\u{FEFF} x \u{3000}"), "\u{FEFF} x");
+        assert_eq!(js_trim_start("\u{0085}x"), "\u{0085}x");
+        assert_eq!(js_trim_end("x\u{0085}"), "x\u{0085}");
         assert!(is_js_blank("".chars()));
         assert!(is_js_blank(" \n\t\u{00A0}".chars()));
         assert!(!is_js_blank(" x ".chars()));
