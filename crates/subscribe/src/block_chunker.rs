@@ -201,12 +201,6 @@ impl<'a> Source<'a> {
         byte_fence_index_at(self.fences, index).is_none()
     }
 
-    /// `true` when a fence span starts exactly at `index`.
-    fn starts_fence(&self, index: usize) -> bool {
-        let at = self.fences.partition_point(|f| f.start < index);
-        self.fences.get(at).is_some_and(|f| f.start == index)
-    }
-
     /// The line that reopens a split fence at the start of the next chunk.
     fn reopen_prefix(&self, fence: usize) -> String {
         let mut prefix = self
@@ -343,7 +337,10 @@ impl BlockChunker {
             // clawloop (SPEC §6, "never splitting inside a code fence"): while text is still
             // streaming, a fence that is not closed yet goes on past the end of the buffer.
             // OpenClaw treats the buffer end as the fence's end, so a sentence end or the hard
-            // break landing exactly there would emit an unclosed code block.
+            // break landing exactly there emits an unclosed code block; the next chunk then
+            // starts with the fence's closing line, which opens a fence there and turns the
+            // rest of that chunk into code, so its think tags are no longer removed (OpenClaw
+            // 2026.4.12 leaks reasoning that way).
             if let Some(last) = fences.last_mut().filter(|f| !f.is_closed()) {
                 last.end = self.buffer.len() + 1;
             }
@@ -459,13 +456,12 @@ impl BlockChunker {
                     synthetic_prefix,
                     synthetic_suffix: 0,
                 });
-                // OpenClaw skips one whitespace char after the break. clawloop keeps it when it
-                // is the indent of a fence's open line (a whitespace break lands exactly at the
-                // fence start): skipping it would start the next chunk inside the fence.
+                // Skip one whitespace char after the break, as OpenClaw does (even the first
+                // indent space of a fence's open line: the fence stays one with less indent).
                 let skipped = text[absolute..]
                     .chars()
                     .next()
-                    .filter(|&c| is_js_whitespace(c) && !src.starts_fence(absolute))
+                    .filter(|&c| is_js_whitespace(c))
                     .map_or(0, char::len_utf8);
                 let next = src.skip_newlines(absolute + skipped);
                 advance(&mut start, &mut start_chars, next);
@@ -601,8 +597,10 @@ impl BlockChunker {
             if !force && cuts_possible_fence_opener(view, max) {
                 // clawloop (SPEC §6, "never splitting inside a code fence"): the last line so
                 // far may still grow into a fence opener (say a lone backtick of a coming
-                // ```); cutting through it would split the fence's open line across chunks.
-                // It is at most five chars, so wait for the rest of the line.
+                // ```); cutting through it would split the fence's open line across chunks,
+                // and the next chunk would pair the fence's closing line with whatever fence
+                // line follows, leaving the text after it unfiltered as code. It is at most
+                // five chars, so wait for the rest of the line.
                 return BreakResult::NONE;
             }
             return BreakResult::at(max);
@@ -1007,15 +1005,12 @@ mod tests {
     }
 
     #[test]
-    fn indented_fence_is_not_entered_by_the_whitespace_skip() {
+    fn whitespace_skip_after_a_break_takes_a_fence_indent_space() {
+        // As in OpenClaw: one whitespace char after the break is skipped, here the first
+        // indent space of the fence's open line; the line stays a fence line.
         let mut c = chunker(1, 12, BreakPreference::Sentence, false);
         c.push("ab cd\n  ```\nxy\n  ```");
-        let chunks = c.drain_to_vec(true);
-        assert_eq!(chunks[0], "ab cd\n");
-        assert!(
-            chunks[1..].iter().all(|k| k.starts_with("  ```")),
-            "{chunks:?}"
-        );
+        assert_eq!(c.drain_to_vec(true), vec!["ab cd\n", " ```\nxy\n  ```"]);
     }
 
     #[test]

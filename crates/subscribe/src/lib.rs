@@ -90,16 +90,25 @@ pub mod block_chunker;
 pub mod compaction_wait;
 pub mod fences;
 pub mod messaging_dedupe;
+pub mod reply_directives;
 pub mod sink;
 pub mod subscription;
 pub mod tag_filter;
 mod text_scan;
+pub mod tool_display;
 pub mod tool_meta;
 pub mod usage_accumulator;
 
 pub use block_chunker::{BlockChunker, BreakPreference, ChunkingOptions};
 pub use compaction_wait::{CompactionWait, CompactionWaitError, CompactionWaitState};
 pub use fences::{FenceSpan, find_fence_span_at, is_safe_fence_break, parse_fence_spans};
+pub use reply_directives::{
+    InlineDirectiveOptions, InlineDirectives, MediaSegment, MediaSplit, ReplyDirectiveOptions,
+    ReplyDirectives, StreamingDirectiveAccumulator, ToolMediaArtifact, ToolOutputDisplay,
+    extract_tool_result_media_artifact, filter_tool_result_media_urls, parse_inline_directives,
+    parse_reply_directives, split_media_from_output, tool_result_pending_media,
+};
+pub use sink::ToolResultReply;
 pub use sink::{
     BlockReply, CollectingSink, LifecyclePhase, ReasoningUpdate, SubscriptionEvent,
     SubscriptionSink,
@@ -109,5 +118,9 @@ pub use subscription::{
     Subscription, SubscriptionOptions, block_reply_payload_key, format_reasoning_message,
 };
 pub use tag_filter::{TagFilter, TagFilterOptions};
+pub use tool_display::{
+    HomeDisplay, ToolDisplay, ToolResultFormat, VerboseLevel, format_tool_aggregate,
+    format_tool_output, format_tool_output_block, resolve_tool_call_display, resolve_tool_display,
+};
 pub use tool_meta::{LastToolError, ToolMeta};
 pub use usage_accumulator::{UsageAccumulator, UsageTotals};

@@ -4,12 +4,26 @@ use clawloop_core::CompactionReason;
 use serde_json::Value;
 
 /// A reply block for the user (OpenClaw `onBlockReply` payload).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BlockReply {
-    /// The text, tags stripped and trailing whitespace trimmed.
+    /// The text, tags stripped and trailing whitespace trimmed, reply directives read out
+    /// ([`reply_directives`](crate::reply_directives)). Empty for a media-only reply.
     pub text: String,
-    /// Media to attach.
+    /// Media to attach: the block's `MEDIA:` lines, then media tool results left for the next
+    /// reply.
     pub media_urls: Vec<String>,
+    /// Send attached audio as a voice message (`[[audio_as_voice]]`, or a tool's
+    /// `details.media.audioAsVoice`).
+    pub audio_as_voice: bool,
+    /// The message to reply to, from `[[reply_to: id]]` in this block or an earlier block of
+    /// the same assistant message. `[[reply_to_current]]` alone leaves it `None`: the channel
+    /// knows the current message.
+    pub reply_to_id: Option<String>,
+    /// A reply-to tag was seen in this or an earlier block of the same assistant message.
+    pub reply_to_tag: bool,
+    /// `[[reply_to_current]]` was seen in this or an earlier block of the same assistant
+    /// message.
+    pub reply_to_current: bool,
     /// `true` for a `Reasoning:` block (reasoning level `on`).
     pub is_reasoning: bool,
     /// Which assistant message (1-based, counted by `message_start`) the block belongs to.
@@ -31,6 +45,16 @@ pub enum ReasoningUpdate<'a> {
     },
     /// The reasoning section ended (a thinking block or a `</think>` tag closed).
     End,
+}
+
+/// A tool summary or tool output for verbose displays (OpenClaw `onToolResult` payload).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolResultReply {
+    /// The message: `<emoji> <label>: <detail>` when a call starts; that line, a newline and
+    /// the output (fenced for markdown, `(no output)` when blank) when it ends.
+    pub text: String,
+    /// Media the message carries.
+    pub media_urls: Vec<String>,
 }
 
 /// Phases of the lifecycle stream.
@@ -125,12 +149,11 @@ pub trait SubscriptionSink {
         let _ = update;
     }
 
-    /// A tool summary or tool output for verbose displays.
-    ///
-    /// Not produced yet: OpenClaw formats these with its tool-display tables, which clawloop
-    /// does not have; the method exists so sinks do not change when it is.
-    fn on_tool_result(&mut self, text: &str) {
-        let _ = text;
+    /// A tool summary (verbose `on` or `full`, once per call when it starts) or a tool's
+    /// output (verbose `full`, when it ends), formatted per
+    /// [`ToolResultFormat`](crate::ToolResultFormat).
+    fn on_tool_result(&mut self, reply: ToolResultReply) {
+        let _ = reply;
     }
 
     /// A run event.
@@ -158,8 +181,8 @@ impl<T: SubscriptionSink + ?Sized> SubscriptionSink for &mut T {
     fn on_reasoning(&mut self, update: ReasoningUpdate<'_>) {
         (**self).on_reasoning(update);
     }
-    fn on_tool_result(&mut self, text: &str) {
-        (**self).on_tool_result(text);
+    fn on_tool_result(&mut self, reply: ToolResultReply) {
+        (**self).on_tool_result(reply);
     }
     fn on_agent_event(&mut self, event: SubscriptionEvent<'_>) {
         (**self).on_agent_event(event);
@@ -182,6 +205,8 @@ pub struct CollectingSink {
     pub reasoning_ends: usize,
     /// How many flushes were requested.
     pub flushes: usize,
+    /// Every tool summary and tool output, in order.
+    pub tool_results: Vec<ToolResultReply>,
     /// A one-line label per agent event (`assistant`, `tool:start`, `compaction:end`, …).
     pub events: Vec<String>,
 }
@@ -202,6 +227,9 @@ impl SubscriptionSink for CollectingSink {
             ReasoningUpdate::End => self.reasoning_ends += 1,
         }
     }
+    fn on_tool_result(&mut self, reply: ToolResultReply) {
+        self.tool_results.push(reply);
+    }
     fn on_agent_event(&mut self, event: SubscriptionEvent<'_>) {
         let label = match event {
             SubscriptionEvent::Assistant { .. } => "assistant",
@@ -221,8 +249,18 @@ impl SubscriptionSink for CollectingSink {
 }
 
 impl CollectingSink {
-    /// The texts of the block replies, in order.
+    /// The texts of the block replies, in order. Media-only replies carry no text and are
+    /// left out.
     pub fn block_reply_texts(&self) -> Vec<String> {
-        self.block_replies.iter().map(|r| r.text.clone()).collect()
+        self.block_replies
+            .iter()
+            .filter(|r| !r.text.is_empty())
+            .map(|r| r.text.clone())
+            .collect()
+    }
+
+    /// The texts of the tool summaries and outputs, in order.
+    pub fn tool_result_texts(&self) -> Vec<String> {
+        self.tool_results.iter().map(|r| r.text.clone()).collect()
     }
 }

@@ -16,7 +16,7 @@ use clawloop_core::{
 };
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::block_chunker::{BlockChunker, ChunkingOptions};
 use crate::compaction_wait::{CompactionGate, CompactionWait};
@@ -24,18 +24,23 @@ use crate::messaging_dedupe::{
     MAX_MESSAGING_SENT_ENTRIES, is_messaging_tool_duplicate_normalized,
     normalize_text_for_comparison,
 };
+use crate::reply_directives::{PendingToolMedia, StreamingDirectiveAccumulator};
 use crate::sink::{
     BlockReply, LifecyclePhase, ReasoningUpdate, SubscriptionEvent, SubscriptionSink,
 };
 use crate::tag_filter::{TagFilter, TagFilterOptions};
 use crate::text_scan::find_json_escape;
+use crate::tool_display::{HomeDisplay, ToolResultFormat, VerboseLevel};
 use crate::tool_meta::{
     LastToolError, ToolCallSummary, ToolMeta, extract_tool_error_message, is_cron_add,
     is_messaging_send, is_same_tool_mutation_action, is_tool_result_error, messaging_media_urls,
     messaging_target, messaging_text, normalize_tool_name,
 };
 use crate::usage_accumulator::{UsageAccumulator, UsageTotals};
-use clawloop_core::js_text::is_js_whitespace;
+use clawloop_core::js_text::{is_js_whitespace, js_trim, js_trim_end, js_trim_start};
+
+mod reply_media;
+mod tool_results;
 
 /// The reply a model gives when it has nothing to say (OpenClaw `SILENT_REPLY_TOKEN`).
 pub const SILENT_REPLY_TOKEN: &str = "NO_REPLY";
@@ -94,6 +99,14 @@ pub struct SubscriptionOptions {
     /// Channel-plugin tools whose `send` action sends a message (besides `message` and
     /// `sessions_send`), for messaging dedupe.
     pub channel_messaging_tools: Vec<String>,
+    /// Tool messages for the user through [`SubscriptionSink::on_tool_result`]: a summary
+    /// when each call starts (`On`, `Full`) and its output when it ends (`Full`).
+    pub verbose: VerboseLevel,
+    /// How tool messages are formatted (markdown code spans and fences, or plain text).
+    pub tool_result_format: ToolResultFormat,
+    /// The home directory, shown as `~` in tool metas and messages; `None` shows paths as
+    /// they are.
+    pub home_display: Option<HomeDisplay>,
 }
 
 impl Default for SubscriptionOptions {
@@ -105,6 +118,9 @@ impl Default for SubscriptionOptions {
             reasoning_mode: ReasoningMode::Off,
             block_replies: true,
             channel_messaging_tools: Vec::new(),
+            verbose: VerboseLevel::Off,
+            tool_result_format: ToolResultFormat::Markdown,
+            home_display: None,
         }
     }
 }
@@ -200,18 +216,6 @@ fn push_json_string(out: &mut String, text: &str) {
     }
     out.push_str(rest);
     out.push('"');
-}
-
-fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_whitespace)
-}
-
-fn js_trim_end(s: &str) -> &str {
-    s.trim_end_matches(is_js_whitespace)
-}
-
-fn js_trim_start(s: &str) -> &str {
-    s.trim_start_matches(is_js_whitespace)
 }
 
 /// `js_trim_end(s).len()`, looking at trailing ASCII bytes directly (most deltas end in one):
@@ -348,6 +352,8 @@ pub struct Subscription<S: SubscriptionSink> {
     tool_metas: Vec<ToolMeta>,
     tool_summaries: HashMap<String, ToolCallSummary>,
     tool_start_args: HashMap<String, Value>,
+    /// Calls whose summary was sent (OpenClaw `toolSummaryById`).
+    tool_summaries_sent: HashSet<String>,
     last_tool_error: Option<LastToolError>,
 
     // Per-message buffers.
@@ -411,6 +417,10 @@ pub struct Subscription<S: SubscriptionSink> {
     last_assistant_stop_reason: Option<StopReason>,
     usage: UsageAccumulator,
     directly_sent_block_keys: BTreeSet<String>,
+    /// Directives across this message's block replies (OpenClaw `replyDirectiveAccumulator`).
+    reply_directives: StreamingDirectiveAccumulator,
+    /// Tool media waiting for the next block reply.
+    pending_tool_media: PendingToolMedia,
 }
 
 impl<S: SubscriptionSink> Subscription<S> {
@@ -433,6 +443,7 @@ impl<S: SubscriptionSink> Subscription<S> {
             tool_metas: Vec::new(),
             tool_summaries: HashMap::new(),
             tool_start_args: HashMap::new(),
+            tool_summaries_sent: HashSet::new(),
             last_tool_error: None,
             delta_buffer: String::new(),
             block_buffer: String::new(),
@@ -468,6 +479,8 @@ impl<S: SubscriptionSink> Subscription<S> {
             last_assistant_stop_reason: None,
             usage: UsageAccumulator::new(),
             directly_sent_block_keys: BTreeSet::new(),
+            reply_directives: StreamingDirectiveAccumulator::new(),
+            pending_tool_media: PendingToolMedia::default(),
         }
     }
 
@@ -661,6 +674,7 @@ impl<S: SubscriptionSink> Subscription<S> {
             chunker.reset();
         }
         self.block_filter.reset();
+        self.reply_directives.reset();
         self.reset_visible();
         self.emitted_assistant_update = false;
         self.last_block_reply_text = None;
@@ -1002,21 +1016,8 @@ impl<S: SubscriptionSink> Subscription<S> {
         self.assistant_texts.push(chunk.to_owned());
         self.remember_assistant_text(chunk);
         if self.options.block_replies {
-            self.deliver_block_reply(chunk.to_owned(), false);
+            self.emit_chunk_with_directives(chunk);
         }
-    }
-
-    fn deliver_block_reply(&mut self, text: String, is_reasoning: bool) {
-        if !is_reasoning {
-            self.directly_sent_block_keys
-                .insert(block_reply_payload_key(&text, &[]));
-        }
-        self.sink.on_block_reply(BlockReply {
-            text,
-            media_urls: Vec::new(),
-            is_reasoning,
-            assistant_message_index: self.assistant_message_index,
-        });
     }
 
     /// OpenClaw `flushBlockReplyBuffer`: force out whatever is buffered.
@@ -1123,7 +1124,10 @@ impl<S: SubscriptionSink> Subscription<S> {
             Some(chunker) => chunker.has_buffered(),
             None => !self.block_buffer.is_empty(),
         };
-        if (self.options.block_reply_break == BlockReplyBreak::MessageEnd || buffered)
+        let differs_from_last_block = self.last_block_reply_text.as_deref() != Some(text.as_str());
+        if (self.options.block_reply_break == BlockReplyBreak::MessageEnd
+            || buffered
+            || differs_from_last_block)
             && !text.is_empty()
             && self.options.block_replies
         {
@@ -1133,13 +1137,16 @@ impl<S: SubscriptionSink> Subscription<S> {
                 for c in chunks {
                     self.emit_block_chunk(&c);
                 }
-            } else if self.last_block_reply_text.as_deref() != Some(text.as_str())
-                && !self.is_messaging_duplicate(&text)
-            {
-                self.last_block_reply_text = Some(text.clone());
-                let reply = js_trim(&text).to_owned();
-                if !reply.is_empty() {
-                    self.deliver_block_reply(reply, false);
+            } else if differs_from_last_block {
+                // On a `text_end` channel a message that already sent a block was delivered
+                // by its `text_end` flushes; the safety send is for messages that sent none
+                // (a non-streaming model, or text that never reached a flush).
+                let delivered_by_text_end = self.options.block_reply_break
+                    == BlockReplyBreak::TextEnd
+                    && self.last_block_reply_text.is_some();
+                if !delivered_by_text_end && !self.is_messaging_duplicate(&text) {
+                    self.last_block_reply_text = Some(text.clone());
+                    self.emit_final_with_directives(&text);
                 }
             }
         }
@@ -1161,7 +1168,11 @@ impl<S: SubscriptionSink> Subscription<S> {
             }
         }
 
-        // Step 7.
+        // Step 7: a directive still held back goes out with the message.
+        if self.options.block_reply_break == BlockReplyBreak::TextEnd && self.options.block_replies
+        {
+            self.emit_final_with_directives("");
+        }
         if self.options.block_reply_break == BlockReplyBreak::MessageEnd
             && self.options.block_replies
         {
@@ -1182,7 +1193,12 @@ impl<S: SubscriptionSink> Subscription<S> {
 
     fn emit_reasoning_block(&mut self, formatted: &str) {
         self.last_reasoning_sent = Some(formatted.to_owned());
-        self.deliver_block_reply(formatted.to_owned(), true);
+        self.deliver_block_reply(BlockReply {
+            text: formatted.to_owned(),
+            is_reasoning: true,
+            assistant_message_index: self.assistant_message_index,
+            ..BlockReply::default()
+        });
     }
 
     /// OpenClaw `finalizeAssistantTexts`.
@@ -1221,7 +1237,8 @@ impl<S: SubscriptionSink> Subscription<S> {
         self.sink.on_block_reply_flush();
 
         let tool_name = normalize_tool_name(raw_name);
-        let summary = ToolCallSummary::new(&tool_name, args);
+        let home = self.options.home_display.as_ref();
+        let summary = ToolCallSummary::new(&tool_name, args, home);
         self.tool_summaries.insert(tool_call_id.to_owned(), summary);
         self.tool_start_args
             .insert(tool_call_id.to_owned(), args.clone());
@@ -1230,6 +1247,7 @@ impl<S: SubscriptionSink> Subscription<S> {
             tool_call_id,
             args,
         });
+        self.emit_tool_summary(tool_call_id, &tool_name);
 
         // Messaging sends are pending until the tool succeeds.
         if is_messaging_send(&tool_name, args, &self.options.channel_messaging_tools) {
@@ -1279,6 +1297,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         let result_json = serde_json::to_value(result).unwrap_or(Value::Null);
         let is_tool_error = is_error || is_tool_result_error(&result_json);
         let summary = self.tool_summaries.remove(tool_call_id).unwrap_or_default();
+        self.tool_summaries_sent.remove(tool_call_id);
         let start_args = self
             .tool_start_args
             .remove(tool_call_id)
@@ -1363,6 +1382,8 @@ impl<S: SubscriptionSink> Subscription<S> {
             meta: summary.meta.as_deref(),
             is_error: is_tool_error,
         });
+        self.emit_tool_output(&tool_name, summary.meta.as_deref(), &result_json);
+        self.queue_tool_media(&tool_name, &result_json, is_tool_error);
     }
 
     fn trim_messaging_sent(&mut self) {
@@ -1406,6 +1427,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         self.tool_metas.clear();
         self.tool_summaries.clear();
         self.tool_start_args.clear();
+        self.tool_summaries_sent.clear();
         self.last_tool_error = None;
         self.messaging_sent_texts.clear();
         self.messaging_sent_normalized.clear();
@@ -1414,6 +1436,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         self.pending_messaging_texts.clear();
         self.pending_messaging_targets.clear();
         self.pending_messaging_media.clear();
+        self.pending_tool_media.clear();
         self.successful_cron_adds = 0;
         // Side effects already happened and stay known; the replay marker starts over.
         self.replay_invalid = false;
@@ -1433,6 +1456,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         }
         self.flush_block_reply_buffer();
         self.compaction.retry_ended();
+        self.emit_orphaned_tool_media();
         self.sink.on_block_reply_flush();
         self.sink.on_agent_event(SubscriptionEvent::Lifecycle {
             phase: if errored {

@@ -200,8 +200,11 @@ impl TagFilter {
     /// A pending partial tag (`<thi` at the very end) is literal text, exactly as when the
     /// whole text is scanned at once. Thinking, final and inline-code state persist, while the
     /// line and fence state start over, so the filter can go on with a following block the way
-    /// OpenClaw's per-chunk `stripBlockTags(chunk, state)` does. Use [`reset`](Self::reset) for
-    /// a new message.
+    /// OpenClaw's per-chunk `stripBlockTags(chunk, state)` does: there one inline-code state
+    /// carries over, that of the text left after the thinking pass (with `enforce_final_tag`,
+    /// of the text kept inside `<final>`), so backticks inside a thinking block or outside
+    /// `<final>` do not open a code span for the next block. Use [`reset`](Self::reset) for a
+    /// new message.
     pub fn finish(&mut self) -> String {
         let mut shown = String::new();
         self.finish_into(&mut shown);
@@ -215,6 +218,21 @@ impl TagFilter {
         self.thinking.finish(&mut first, &mut self.reasoning);
         self.run_final_passes(&first, true, out);
         self.between[0] = first;
+        // OpenClaw carries one inline-code state from chunk to chunk: the state at the end of
+        // the last pass's input (the text left by pass 1, or with enforcement the text kept
+        // inside `<final>`), and all three passes of the next chunk start from it. Each stage
+        // tracked its own input so far; the next block starts them all from that one.
+        let (open, ticks) = {
+            let last = self.cleanup.as_ref().unwrap_or(&self.finals);
+            (last.code.inline_open, last.code.inline_ticks)
+        };
+        for stage in [&mut self.thinking, &mut self.finals]
+            .into_iter()
+            .chain(self.cleanup.as_mut())
+        {
+            stage.code.inline_open = open;
+            stage.code.inline_ticks = ticks;
+        }
     }
 
     /// Makes `self` a copy of `other`'s scanning state, with no reasoning text of its own, so
@@ -1054,6 +1072,36 @@ mod tests {
     fn multibyte_text_survives_any_split() {
         let text = "héllo 🎉 <think>ß😀</think>ü `<final>` ✓";
         assert_eq!(run(&[text], false), "héllo 🎉 ü `<final>` ✓");
+    }
+
+    #[test]
+    fn finish_carries_the_inline_code_state_of_the_kept_text() {
+        // One block: push then finish, as the subscription strips each block chunk.
+        fn block(filter: &mut TagFilter, text: &str) -> String {
+            let mut shown = filter.push(text);
+            shown.push_str(&filter.finish());
+            shown
+        }
+        // OpenClaw `stripBlockTags(chunk, state)`: the next chunk starts from the inline-code
+        // state of the text left after the thinking pass, so a backtick inside a thinking
+        // block opens no code span for it. (In its own chunk that backtick does protect the
+        // close tag, so the block stays open.)
+        let mut filter = TagFilter::new(opts(false));
+        assert_eq!(block(&mut filter, "a <think>x ` y</think>b"), "a ");
+        assert!(filter.in_thinking());
+        assert_eq!(block(&mut filter, "<think>s</think>c"), "c");
+        // An inline span left open in the kept text does carry over.
+        let mut filter = TagFilter::new(opts(false));
+        assert_eq!(block(&mut filter, "a `b"), "a `b");
+        assert_eq!(block(&mut filter, "<think>c"), "<think>c");
+        // With enforcement it is the state of the text kept inside `<final>`; a chunk that never
+        // saw `<final>` leaves the state as it was.
+        let mut filter = TagFilter::new(opts(true));
+        assert_eq!(block(&mut filter, "`x <final>a</final>"), "");
+        assert_eq!(block(&mut filter, "<final>b</final>"), "b");
+        let mut filter = TagFilter::new(opts(true));
+        assert_eq!(block(&mut filter, "</final>``<"), "");
+        assert_eq!(block(&mut filter, "<final>ok"), "ok");
     }
 
     #[test]

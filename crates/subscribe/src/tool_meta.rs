@@ -8,7 +8,9 @@
 
 use serde_json::{Map, Value};
 
-use clawloop_core::js_text::is_js_whitespace;
+use clawloop_core::js_text::{is_js_whitespace, js_trim};
+
+use crate::tool_display::{HomeDisplay, resolve_tool_call_display};
 
 /// One finished tool call, in completion order (OpenClaw `toolMetas[]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,9 +51,10 @@ pub struct ToolCallSummary {
 }
 
 impl ToolCallSummary {
-    /// Summarizes a call from its normalized tool name and arguments.
-    pub fn new(tool_name: &str, args: &Value) -> Self {
-        let meta = infer_tool_meta(tool_name, args);
+    /// Summarizes a call from its normalized tool name and arguments; `home` is shortened in
+    /// the meta (see [`infer_tool_meta`]).
+    pub fn new(tool_name: &str, args: &Value, home: Option<&HomeDisplay>) -> Self {
+        let meta = infer_tool_meta(tool_name, args, home);
         let action_fingerprint = tool_action_fingerprint(tool_name, args, meta.as_deref());
         Self {
             meta,
@@ -62,34 +65,49 @@ impl ToolCallSummary {
 }
 
 /// Trims and lowercases a tool name (OpenClaw `normalizeToolName`).
+///
+/// OpenClaw also renames `bash` to `exec` and `apply-patch` to `apply_patch` here; clawloop
+/// keeps the name the model called (pi's shell tool is `bash`, and the conformance scenarios
+/// report it as `bash`). Code that must treat the aliases alike matches both spellings.
 pub fn normalize_tool_name(name: &str) -> String {
-    name.trim_matches(is_js_whitespace).to_lowercase()
+    js_trim(name).to_lowercase()
+}
+
+/// The name OpenClaw gives a (normalized) tool: `bash` is `exec` and `apply-patch` is
+/// `apply_patch` (OpenClaw's `TOOL_NAME_ALIASES`). Displays, metas and trust lists use it so
+/// that a `bash` call is shown and trusted exactly as OpenClaw shows an `exec` call.
+pub fn openclaw_tool_name(normalized: &str) -> &str {
+    match normalized {
+        "bash" => "exec",
+        "apply-patch" => "apply_patch",
+        other => other,
+    }
 }
 
 fn str_arg<'a>(args: &'a Value, keys: &[&str]) -> Option<&'a str> {
     keys.iter()
         .find_map(|k| args.get(*k).and_then(Value::as_str))
-        .map(|s| s.trim_matches(is_js_whitespace))
+        .map(js_trim)
         .filter(|s| !s.is_empty())
 }
 
-/// A short description of a call for summaries and error reports.
+/// A short description of a call for summaries and error reports (OpenClaw
+/// `inferToolMetaFromArgs` extended by `extendExecMeta`).
 ///
-/// OpenClaw derives it from its tool-display table; this covers the built-in tools whose meta
-/// is a single argument (paths for file tools, the command for shell tools, the query or URL
-/// for web tools) and gives `None` for the rest.
-pub fn infer_tool_meta(tool_name: &str, args: &Value) -> Option<String> {
-    let base = match tool_name {
-        "read" | "write" | "edit" => str_arg(args, &["path", "file_path"]).map(str::to_owned),
-        "exec" | "bash" => str_arg(args, &["command"]).map(str::to_owned),
-        "web_search" => str_arg(args, &["query"]).map(str::to_owned),
-        "web_fetch" => str_arg(args, &["url"]).map(str::to_owned),
-        _ => None,
-    };
-    if tool_name != "exec" && tool_name != "bash" {
+/// It is the shown detail of the call ([`crate::ToolDisplay::detail_text`]: `from notes.txt`
+/// for a read, `` list files in /tmp, `ls -la /tmp` `` for a shell command, `for "rust"` for a
+/// web search, argument values for other tools), with `home` shortened and secrets masked.
+/// Shell calls (`exec`, `bash`) also say when they run in a pty or elevated (`… · pty`).
+pub fn infer_tool_meta(
+    tool_name: &str,
+    args: &Value,
+    home: Option<&HomeDisplay>,
+) -> Option<String> {
+    let tool = js_trim(tool_name).to_lowercase();
+    let base = resolve_tool_call_display(openclaw_tool_name(&tool), args, home).detail_text();
+    if tool != "exec" && tool != "bash" {
         return base;
     }
-    // Shell calls also say when they run in a pty or elevated (OpenClaw `extendExecMeta`).
     let flags: Vec<&str> = [("pty", "pty"), ("elevated", "elevated")]
         .into_iter()
         .filter(|(key, _)| args.get(*key) == Some(&Value::Bool(true)))
@@ -124,7 +142,7 @@ const MESSAGE_MUTATING_ACTIONS: [&str; 9] = [
 
 /// `action` lowercased with whitespace and dash runs turned into `_`.
 fn action_name(args: &Value) -> Option<String> {
-    let raw = args.get("action")?.as_str()?.trim_matches(is_js_whitespace);
+    let raw = js_trim(args.get("action")?.as_str()?);
     let mut out = String::new();
     let mut in_run = false;
     for c in raw.to_lowercase().chars() {
@@ -147,7 +165,9 @@ pub fn is_mutating_tool_call(tool_name: &str, args: &Value) -> bool {
     let read_only =
         |a: &Option<String>| a.as_deref().is_some_and(|a| READ_ONLY_ACTIONS.contains(&a));
     match tool_name {
-        "write" | "edit" | "apply_patch" | "exec" | "bash" | "sessions_send" => true,
+        "write" | "edit" | "apply_patch" | "apply-patch" | "exec" | "bash" | "sessions_send" => {
+            true
+        }
         "process" => action
             .as_deref()
             .is_some_and(|a| PROCESS_MUTATING_ACTIONS.contains(&a)),
@@ -170,7 +190,7 @@ pub fn is_mutating_tool_call(tool_name: &str, args: &Value) -> bool {
 fn fingerprint_value(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => {
-            let t = s.trim_matches(is_js_whitespace);
+            let t = js_trim(s);
             (!t.is_empty()).then(|| t.to_lowercase())
         }
         Value::Number(n) => Some(n.to_string()),
@@ -256,20 +276,40 @@ pub fn is_tool_result_error(result: &Value) -> bool {
         .get("details")
         .and_then(|d| d.get("status"))
         .and_then(Value::as_str)
-        .map(|s| s.trim_matches(is_js_whitespace).to_lowercase())
+        .map(|s| js_trim(s).to_lowercase())
         .is_some_and(|s| s == "error" || s == "timeout")
 }
 
-/// The text blocks of a tool result, each trimmed, empty ones dropped, joined with `\n`.
+/// Longest text block of a tool result kept for display and error extraction, in UTF-16 units
+/// (OpenClaw `TOOL_RESULT_MAX_CHARS`).
+pub const TOOL_RESULT_MAX_CHARS: usize = 8000;
+
+/// A text block cut to [`TOOL_RESULT_MAX_CHARS`] with a `…(truncated)…` line (OpenClaw
+/// `truncateToolText`, part of `sanitizeToolResult`); a character is never split.
+fn truncate_tool_text(text: &str) -> std::borrow::Cow<'_, str> {
+    let mut units = 0;
+    for (i, c) in text.char_indices() {
+        units += c.len_utf16();
+        if units > TOOL_RESULT_MAX_CHARS {
+            return std::borrow::Cow::Owned(format!("{}\n…(truncated)…", &text[..i]));
+        }
+    }
+    std::borrow::Cow::Borrowed(text)
+}
+
+/// The text blocks of a tool result as OpenClaw shows them (`extractToolResultText` of the
+/// sanitized result): each cut to [`TOOL_RESULT_MAX_CHARS`], trimmed, empty ones dropped,
+/// joined with `\n`.
 pub fn tool_result_text(result: &Value) -> Option<String> {
-    let texts: Vec<&str> = result
+    let texts: Vec<String> = result
         .get("content")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
         .filter_map(|b| b.get("text").and_then(Value::as_str))
-        .map(|t| t.trim_matches(is_js_whitespace))
+        .map(truncate_tool_text)
+        .map(|t| js_trim(&t).to_owned())
         .filter(|t| !t.is_empty())
         .collect();
     (!texts.is_empty()).then(|| texts.join("\n"))
@@ -277,11 +317,11 @@ pub fn tool_result_text(result: &Value) -> Option<String> {
 
 /// The first non-empty line of a trimmed error text, capped at [`TOOL_ERROR_MAX_CHARS`].
 fn normalize_tool_error_text(text: &str) -> Option<String> {
-    let trimmed = text.trim_matches(is_js_whitespace);
+    let trimmed = js_trim(text);
     let first = trimmed
         .split('\n')
         .next()
-        .map(|l| l.trim_end_matches('\r').trim_matches(is_js_whitespace))
+        .map(|l| js_trim(l.trim_end_matches('\r')))
         .filter(|l| !l.is_empty())?;
     if first.chars().count() > TOOL_ERROR_MAX_CHARS {
         let mut cut: String = first.chars().take(TOOL_ERROR_MAX_CHARS).collect();
@@ -307,7 +347,7 @@ fn read_error_candidate(value: Option<&Value>) -> Option<String> {
 }
 
 fn is_error_like_status(status: &str) -> bool {
-    let s = status.trim_matches(is_js_whitespace).to_lowercase();
+    let s = js_trim(status).to_lowercase();
     if s.is_empty() || ["0", "ok", "success", "completed", "running"].contains(&s.as_str()) {
         return false;
     }
@@ -344,10 +384,7 @@ fn extract_error_field(value: Option<&Value>) -> Option<String> {
         .or_else(|| read_error_candidate(record.get("message")))
         .or_else(|| read_error_candidate(record.get("reason")))
         .or_else(|| {
-            let status = record
-                .get("status")?
-                .as_str()?
-                .trim_matches(is_js_whitespace);
+            let status = js_trim(record.get("status")?.as_str()?);
             if is_error_like_status(status) {
                 normalize_tool_error_text(status)
             } else {
@@ -379,10 +416,7 @@ pub fn extract_tool_error_message(result: &Value) -> Option<String> {
 /// Channel plugins with their own send actions are not known to this crate; the runner lists
 /// them in [`crate::SubscriptionOptions::channel_messaging_tools`].
 pub fn is_messaging_send(tool_name: &str, args: &Value, channel_tools: &[String]) -> bool {
-    let action = args
-        .get("action")
-        .and_then(Value::as_str)
-        .map(|s| s.trim_matches(is_js_whitespace));
+    let action = args.get("action").and_then(Value::as_str).map(js_trim);
     match tool_name {
         "message" => matches!(action, Some("send" | "thread-reply")),
         "sessions_send" => true,
@@ -418,7 +452,7 @@ pub fn messaging_media_urls(record: &Value) -> Vec<String> {
     let mut urls: Vec<String> = Vec::new();
     let mut push = |v: &Value| {
         if let Some(s) = v.as_str() {
-            let s = s.trim_matches(is_js_whitespace);
+            let s = js_trim(s);
             if !s.is_empty() && !urls.iter().any(|u| u == s) {
                 urls.push(s.to_owned());
             }
@@ -441,7 +475,7 @@ pub fn is_cron_add(tool_name: &str, args: &Value) -> bool {
         && args
             .get("action")
             .and_then(Value::as_str)
-            .is_some_and(|a| a.trim_matches(is_js_whitespace).eq_ignore_ascii_case("add"))
+            .is_some_and(|a| js_trim(a).eq_ignore_ascii_case("add"))
 }
 
 #[cfg(test)]
@@ -450,39 +484,75 @@ mod tests {
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
+    /// Metas computed with OpenClaw 2026.4.12's `inferToolMetaFromArgs` + `extendExecMeta`.
     #[test]
     fn summaries_of_common_calls() {
+        let home = HomeDisplay::new("/home/u");
         let actual = [
-            ToolCallSummary::new("read", &json!({"path": "a.txt"})),
-            ToolCallSummary::new("write", &json!({"path": "A.txt", "content": "x"})),
-            ToolCallSummary::new("bash", &json!({"command": "ls", "pty": true})),
-            ToolCallSummary::new("message", &json!({"action": "Thread Reply", "to": "u:1"})),
-            ToolCallSummary::new("cron", &json!({"action": "list"})),
+            ToolCallSummary::new("read", &json!({"path": "a.txt"}), None),
+            ToolCallSummary::new("write", &json!({"path": "A.txt", "content": "x"}), None),
+            ToolCallSummary::new("exec", &json!({"command": "ls", "pty": true}), None),
+            ToolCallSummary::new(
+                "message",
+                &json!({"action": "Thread Reply", "to": "u:1"}),
+                None,
+            ),
+            ToolCallSummary::new("cron", &json!({"action": "list"}), None),
+            ToolCallSummary::new("read", &json!({"path": "/home/u/p/a.txt"}), Some(&home)),
         ];
         let expected = [
             ToolCallSummary {
-                meta: Some("a.txt".into()),
+                meta: Some("from a.txt".into()),
                 mutating_action: false,
                 action_fingerprint: None,
             },
             ToolCallSummary {
-                meta: Some("A.txt".into()),
+                meta: Some("to A.txt (1 chars)".into()),
                 mutating_action: true,
                 action_fingerprint: Some("tool=write|path=a.txt".into()),
             },
             ToolCallSummary {
-                meta: Some("ls · pty".into()),
+                meta: Some("list files, `ls` · pty".into()),
                 mutating_action: true,
-                action_fingerprint: Some("tool=bash|meta=ls · pty".into()),
+                action_fingerprint: Some("tool=exec|meta=list files, `ls` · pty".into()),
             },
             ToolCallSummary {
-                meta: None,
+                meta: Some("u:1".into()),
                 mutating_action: true,
                 action_fingerprint: Some("tool=message|action=thread_reply|to=u:1".into()),
             },
             ToolCallSummary::default(),
+            ToolCallSummary {
+                meta: Some("from ~/p/a.txt".into()),
+                mutating_action: false,
+                action_fingerprint: None,
+            },
         ];
         assert_eq!(actual, expected);
+    }
+
+    #[test]
+    fn tool_names_are_trimmed_and_lowercased_but_not_renamed() {
+        let actual =
+            ["  Read ", "BASH", "apply-patch", "exec", "Apply_Patch"].map(normalize_tool_name);
+        assert_eq!(
+            actual,
+            ["read", "bash", "apply-patch", "exec", "apply_patch"]
+        );
+    }
+
+    #[test]
+    fn long_result_texts_are_cut_like_sanitized_results() {
+        let long = format!("{}{}", "a".repeat(7999), "😀tail");
+        let result = json!({"content": [
+            {"type": "text", "text": long},
+            {"type": "text", "text": "  second  "},
+            {"type": "image", "data": "x"},
+            {"type": "text", "text": "   "},
+        ]});
+        let expected = format!("{}\n…(truncated)…\nsecond", "a".repeat(7999));
+        assert_eq!(tool_result_text(&result), Some(expected));
+        assert_eq!(tool_result_text(&json!({"content": []})), None);
     }
 
     #[test]
@@ -592,7 +662,6 @@ mod tests {
             vec!["a.png".to_owned(), "b.png".to_owned()]
         );
         assert!(is_cron_add("cron", &json!({"action": " ADD "})));
-        assert_eq!(normalize_tool_name("  Read "), "read");
         assert!(timed_out("request timed-out"));
         assert!(!timed_out("timedoutnot") || timed_out("timedout"));
     }

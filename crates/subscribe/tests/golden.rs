@@ -24,7 +24,7 @@ use clawloop_core::{AgentEvent, AgentMessage, AgentToolResult, AssistantMessageE
 use clawloop_subscribe::{
     BlockChunker, BlockReply, BlockReplyBreak, BreakPreference, ChunkingOptions, ReasoningMode,
     ReasoningUpdate, Subscription, SubscriptionEvent, SubscriptionOptions, SubscriptionSink,
-    TagFilter, TagFilterOptions,
+    TagFilter, TagFilterOptions, ToolResultReply,
 };
 use serde_json::json;
 
@@ -366,8 +366,12 @@ impl SubscriptionSink for Recorder {
             ReasoningUpdate::End => self.log.push_str("reasoning end\n"),
         }
     }
-    fn on_tool_result(&mut self, text: &str) {
-        let _ = writeln!(self.log, "tool_result {text:?}");
+    fn on_tool_result(&mut self, reply: ToolResultReply) {
+        let _ = writeln!(
+            self.log,
+            "tool_result {:?} media={:?}",
+            reply.text, reply.media_urls
+        );
     }
     fn on_agent_event(&mut self, event: SubscriptionEvent<'_>) {
         if let SubscriptionEvent::Assistant { text, delta } = event {
@@ -486,6 +490,7 @@ fn random_options(rng: &mut Rng) -> SubscriptionOptions {
         },
         block_replies: rng.chance(85),
         channel_messaging_tools: Vec::new(),
+        ..SubscriptionOptions::default()
     }
 }
 
@@ -803,6 +808,7 @@ fn subscription_edge_case(index: u64) -> String {
                             reasoning_mode,
                             block_replies,
                             channel_messaging_tools: Vec::new(),
+                            ..SubscriptionOptions::default()
                         };
                         for split in 0..3 {
                             let streamed = match split {

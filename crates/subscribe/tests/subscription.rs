@@ -214,9 +214,10 @@ fn buffered_text_is_flushed_before_a_tool_runs() {
     assert_eq!(texts(&sub), (expected.clone(), expected));
     assert_eq!(
         sub.tool_metas(),
+        // The name stays `bash` (OpenClaw would say `exec`); the meta describes the command.
         [ToolMeta {
             tool_name: "bash".into(),
-            meta: Some("tail app.log".into())
+            meta: Some("show app.log, `tail app.log`".into())
         }]
     );
     assert_eq!(sub.sink().flushes, 2);
@@ -249,8 +250,11 @@ fn non_streaming_models_fill_assistant_texts() {
         SubscriptionOptions::default(),
         &[start(), end("Whole answer."), agent_end()],
     );
-    // text_end break without buffered text: no block reply, but the text is collected.
-    assert_eq!(texts(&sub), (vec![], owned(&["Whole answer."])));
+    // text_end break: no text_end flush delivered anything, so the safety send does.
+    assert_eq!(
+        texts(&sub),
+        (owned(&["Whole answer."]), owned(&["Whole answer."]))
+    );
     let sub = run(
         SubscriptionOptions {
             block_reply_break: BlockReplyBreak::MessageEnd,
@@ -334,7 +338,7 @@ fn last_tool_error_and_mutating_failures() {
         sub.last_tool_error(),
         Some(&LastToolError {
             tool_name: "read".into(),
-            meta: Some("missing.txt".into()),
+            meta: Some("from missing.txt".into()),
             error: Some("ENOENT: no such file".into()),
             mutating_action: false,
             action_fingerprint: None,
@@ -558,12 +562,20 @@ fn reasoning_on_sends_a_reasoning_block_first_with_message_end_break() {
             BlockReply {
                 text: "Reasoning:\n_Two plus two._\n_Easy._".into(),
                 media_urls: vec![],
+                audio_as_voice: false,
+                reply_to_id: None,
+                reply_to_tag: false,
+                reply_to_current: false,
                 is_reasoning: true,
                 assistant_message_index: 1,
             },
             BlockReply {
                 text: "It is 4.".into(),
                 media_urls: vec![],
+                audio_as_voice: false,
+                reply_to_id: None,
+                reply_to_tag: false,
+                reply_to_current: false,
                 is_reasoning: false,
                 assistant_message_index: 1,
             },

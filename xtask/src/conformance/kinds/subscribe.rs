@@ -76,6 +76,7 @@ fn options(o: &SubscribeOptions) -> SubscriptionOptions {
         },
         block_replies: o.block_replies.unwrap_or(true),
         channel_messaging_tools: Vec::new(),
+        ..SubscriptionOptions::default()
     }
 }
 
