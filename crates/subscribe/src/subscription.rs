@@ -10,12 +10,11 @@
 //! are delivered one after another. Work per event is proportional to the event: visible text
 //! is filtered incrementally ([`TagFilter`]) instead of re-scanning the message so far.
 
-use clawloop_core::message::{AssistantMessage, ContentBlock};
+use clawloop_core::message::AssistantMessage;
 use clawloop_core::{
     AgentEvent, AgentMessage, AgentToolResult, AssistantMessageEvent, StopReason, Usage,
 };
 use serde_json::Value;
-use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::block_chunker::{BlockChunker, ChunkingOptions};
@@ -24,12 +23,14 @@ use crate::messaging_dedupe::{
     MAX_MESSAGING_SENT_ENTRIES, is_messaging_tool_duplicate_normalized,
     normalize_text_for_comparison,
 };
-use crate::reply_directives::{PendingToolMedia, StreamingDirectiveAccumulator};
+use crate::reply_directives::{
+    PendingToolMedia, ReplyDirectiveOptions, StreamingDirectiveAccumulator, parse_reply_directives,
+};
 use crate::sink::{
     BlockReply, LifecyclePhase, ReasoningUpdate, SubscriptionEvent, SubscriptionSink,
 };
 use crate::tag_filter::{TagFilter, TagFilterOptions};
-use crate::text_scan::find_json_escape;
+use crate::text_scan::{find_directive_anchor, find_json_escape};
 use crate::tool_display::{HomeDisplay, ToolResultFormat, VerboseLevel};
 use crate::tool_meta::{
     LastToolError, ToolCallSummary, ToolMeta, extract_tool_error_message, is_cron_add,
@@ -39,6 +40,7 @@ use crate::tool_meta::{
 use crate::usage_accumulator::{UsageAccumulator, UsageTotals};
 use clawloop_core::js_text::{is_js_whitespace, js_trim, js_trim_end, js_trim_start};
 
+mod message_text;
 mod reply_media;
 mod tool_results;
 
@@ -318,29 +320,6 @@ enum ReasoningSource {
     Tagged,
 }
 
-/// Where the tag-filter state for the streamed text without its trailing whitespace is kept.
-///
-/// `message_end` strips the message's text, which is normally exactly what was streamed,
-/// trimmed. Filtering the streamed text again would be a second full pass over the message;
-/// finishing a copy of the filter state at the end of the trimmed text gives the same result
-/// (the filter's output does not depend on how its input is split) for the cost of the text
-/// held back at that point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum VisibleMark {
-    /// Nothing but whitespace streamed yet.
-    Unset,
-    /// The streamed text ends in a non-whitespace char: the state is `visible_filter`'s own.
-    Current,
-    /// A copy in `visible_mark_filter`, taken where the last non-whitespace char ended, with
-    /// the lengths `visible_raw` and the reasoning text had there.
-    Saved {
-        /// `visible_raw.len()` at the mark.
-        shown: usize,
-        /// `visible_filter.reasoning().len()` at the mark.
-        reasoning: usize,
-    },
-}
-
 /// The subscription state machine. See the [module docs](self).
 #[derive(Debug)]
 pub struct Subscription<S: SubscriptionSink> {
@@ -368,12 +347,17 @@ pub struct Subscription<S: SubscriptionSink> {
     visible_start: Option<usize>,
     /// Byte offset just after the last non-whitespace char of `visible_raw`.
     visible_end: usize,
-    /// Where the filter state at the end of the trimmed streamed text is (for `message_end`).
-    visible_mark: VisibleMark,
-    /// The copy [`VisibleMark::Saved`] refers to; its buffers are reused from mark to mark.
-    visible_mark_filter: TagFilter,
-    /// End of the cleaned text last reported (`lastStreamedAssistantCleaned`), 0 for none.
+    /// End in `visible_raw` of the cleaned text last reported while it was a prefix of the
+    /// visible text (`lastStreamedAssistantCleaned`), 0 for none.
     streamed_end: usize,
+    /// The cleaned text last reported once the visible text may hold a directive (then it is
+    /// no longer a slice of `visible_raw`).
+    streamed_cleaned: Option<String>,
+    /// `visible_raw` may hold a reply directive or the silent token: `[[`, `media:` or
+    /// `no_reply` (ASCII case-insensitive) appeared in it.
+    directive_candidate: bool,
+    /// How much of `visible_raw` was searched for [`directive_candidate`](Self::directive_candidate).
+    directive_scanned: usize,
     /// Tag state carried across block chunks (OpenClaw `blockState`).
     block_filter: TagFilter,
     /// Reused buffer for a block's text after tag stripping.
@@ -432,8 +416,6 @@ impl<S: SubscriptionSink> Subscription<S> {
         Self {
             chunker: options.chunking.map(BlockChunker::new),
             visible_filter: TagFilter::new(tag_options),
-            visible_mark: VisibleMark::Unset,
-            visible_mark_filter: TagFilter::new(tag_options),
             block_filter: TagFilter::new(tag_options),
             block_stripped: String::new(),
             drained: Vec::new(),
@@ -451,6 +433,9 @@ impl<S: SubscriptionSink> Subscription<S> {
             visible_start: None,
             visible_end: 0,
             streamed_end: 0,
+            streamed_cleaned: None,
+            directive_candidate: false,
+            directive_scanned: 0,
             emitted_assistant_update: false,
             last_block_reply_text: None,
             reasoning_stream_open: false,
@@ -695,7 +680,9 @@ impl<S: SubscriptionSink> Subscription<S> {
         self.visible_start = None;
         self.visible_end = 0;
         self.streamed_end = 0;
-        self.visible_mark = VisibleMark::Unset;
+        self.streamed_cleaned = None;
+        self.directive_candidate = false;
+        self.directive_scanned = 0;
     }
 
     // ---- message_update --------------------------------------------------------------------
@@ -802,25 +789,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         if chunk.len() > 4096 {
             self.visible_raw.reserve(chunk.len());
         }
-        // Two pushes when the chunk ends in whitespace, to mark the state in between (see
-        // `VisibleMark`); the output is the same as from one.
-        let (text, trailing_space) = chunk.split_at(trimmed_end_len(chunk));
-        if !text.is_empty() {
-            self.visible_filter.push_into(text, &mut self.visible_raw);
-            self.visible_mark = VisibleMark::Current;
-        }
-        if !trailing_space.is_empty() {
-            if self.visible_mark == VisibleMark::Current {
-                self.visible_mark_filter
-                    .copy_state_from(&self.visible_filter);
-                self.visible_mark = VisibleMark::Saved {
-                    shown: self.visible_raw.len(),
-                    reasoning: self.visible_filter.reasoning().len(),
-                };
-            }
-            self.visible_filter
-                .push_into(trailing_space, &mut self.visible_raw);
-        }
+        self.visible_filter.push_into(chunk, &mut self.visible_raw);
         let shown = &self.visible_raw[base..];
         // Only the new text is scanned for the trim bounds, keeping the cost per delta. The
         // bounds move only when it holds a non-whitespace char, that is when it is not empty
@@ -844,7 +813,40 @@ impl<S: SubscriptionSink> Subscription<S> {
         let Some(start) = self.visible_start else {
             return;
         };
-        let end = self.visible_end;
+        self.scan_directive_candidates();
+        if self.directive_candidate {
+            self.report_cleaned_parsed(start);
+        } else {
+            self.report_cleaned_prefix(start);
+        }
+    }
+
+    /// Notes whether the visible text got a `[[`, `media:` or `no_reply` (ASCII
+    /// case-insensitive, as OpenClaw matches them), searching only what is new plus the bytes a
+    /// needle split across deltas may have begun in.
+    fn scan_directive_candidates(&mut self) {
+        if self.directive_candidate {
+            return;
+        }
+        let bytes = self.visible_raw.as_bytes();
+        let from = self
+            .directive_scanned
+            .saturating_sub(DIRECTIVE_NEEDLE_MAX - 1);
+        self.directive_candidate = may_hold_reply_directive(bytes, from);
+        self.directive_scanned = bytes.len();
+    }
+
+    /// Reports the cleaned text when the visible text holds no directive: the visible text
+    /// without a trailing `[` (it may open one), which stays a slice of `visible_raw`.
+    fn report_cleaned_prefix(&mut self, start: usize) {
+        let mut end = self.visible_end;
+        if let Some(open) = self
+            .visible_raw
+            .get(start..end)
+            .and_then(|v| v.strip_suffix('['))
+        {
+            end = start + trimmed_end_len(open);
+        }
         if end <= self.streamed_end.max(start) {
             return;
         }
@@ -864,50 +866,39 @@ impl<S: SubscriptionSink> Subscription<S> {
         }
     }
 
-    fn should_emit_partial_replies(&self) -> bool {
-        self.options.reasoning_mode != ReasoningMode::On || self.options.block_replies
+    /// Reports the cleaned text (OpenClaw `parseReplyDirectives(stripTrailingDirective(next))`)
+    /// when the visible text may hold a directive: parsed from the whole visible text, and
+    /// reported only when it extends what was reported (output stays monotonic).
+    fn report_cleaned_parsed(&mut self, start: usize) {
+        let Some(visible) = self.visible_raw.get(start..self.visible_end) else {
+            return;
+        };
+        let cleaned = cleaned_reply_text(visible);
+        let previous = match &self.streamed_cleaned {
+            Some(previous) => previous.as_str(),
+            None => self
+                .visible_raw
+                .get(start..self.streamed_end.max(start))
+                .unwrap_or_default(),
+        };
+        if cleaned.len() <= previous.len() || !cleaned.starts_with(previous) {
+            return;
+        }
+        let prev = previous.len();
+        let cleaned = self.streamed_cleaned.insert(cleaned);
+        let delta = cleaned.get(prev..).unwrap_or_default();
+        self.sink.on_agent_event(SubscriptionEvent::Assistant {
+            text: cleaned,
+            delta,
+        });
+        self.emitted_assistant_update = true;
+        if self.options.reasoning_mode != ReasoningMode::On || self.options.block_replies {
+            self.sink.on_partial_reply(cleaned);
+        }
     }
 
-    /// `TagFilter::strip(raw_text)` and (when `with_thinking`) the reasoning that strip finds
-    /// inside think tags, taken from the streaming filter when `raw_text` is the streamed text
-    /// without its trailing whitespace (see [`VisibleMark`]); `None` otherwise. As `raw_text`
-    /// is trimmed at both ends, equality also means the deltas did not begin with whitespace,
-    /// which would have mattered to the filter (four spaces make a fence line plain text).
-    fn strip_as_streamed(
-        &mut self,
-        raw_text: &str,
-        with_thinking: bool,
-    ) -> Option<(String, Option<String>)> {
-        if raw_text.is_empty() || js_trim_end(&self.delta_buffer) != raw_text {
-            return None;
-        }
-        let (shown, reasoning) = match self.visible_mark {
-            VisibleMark::Unset => return None,
-            VisibleMark::Current => {
-                self.visible_mark_filter
-                    .copy_state_from(&self.visible_filter);
-                (
-                    self.visible_raw.len(),
-                    self.visible_filter.reasoning().len(),
-                )
-            }
-            VisibleMark::Saved { shown, reasoning } => (shown, reasoning),
-        };
-        let thinking_before = self.visible_filter.reasoning().get(..reasoning)?;
-        if !self.visible_raw.is_char_boundary(shown) {
-            return None;
-        }
-        let mut thinking = with_thinking.then(|| thinking_before.to_owned());
-        // The mark is used up: finishing changes the copy. The visible text is taken rather
-        // than copied: `message_end` resets it anyway, and it may be the whole reply.
-        self.visible_mark = VisibleMark::Unset;
-        let mut text = std::mem::take(&mut self.visible_raw);
-        text.truncate(shown);
-        self.visible_mark_filter.finish_into(&mut text);
-        if let Some(thinking) = thinking.as_mut() {
-            thinking.push_str(self.visible_mark_filter.reasoning());
-        }
-        Some((text, thinking))
+    fn should_emit_partial_replies(&self) -> bool {
+        self.options.reasoning_mode != ReasoningMode::On || self.options.block_replies
     }
 
     fn stream_native_reasoning(&mut self) {
@@ -1051,20 +1042,20 @@ impl<S: SubscriptionSink> Subscription<S> {
         self.last_assistant_stop_reason = Some(assistant.stop_reason);
         self.usage.record(&assistant.usage);
 
-        let raw_text = assistant_raw_text(assistant);
         let wants_reasoning = matches!(
             self.options.reasoning_mode,
             ReasoningMode::On | ReasoningMode::Stream
         );
-        let (mut text, tagged_thinking) = match self.strip_as_streamed(&raw_text, wants_reasoning) {
-            Some(stripped) => stripped,
-            None => {
-                let tag_options = TagFilterOptions {
-                    enforce_final_tag: self.options.enforce_final_tag,
-                };
-                (TagFilter::strip(&raw_text, tag_options), None)
-            }
+        // OpenClaw's whole-message computation (see `message_text`): it sanitizes before the
+        // block-tag strip, so it is not what the streaming filter saw.
+        let message_text::MessageText {
+            visible,
+            thinking: raw_thinking,
+        } = message_text::message_text(assistant, wants_reasoning);
+        let tag_options = TagFilterOptions {
+            enforce_final_tag: self.options.enforce_final_tag,
         };
+        let mut text = TagFilter::strip(&visible, tag_options);
         // A silent reply after a messaging-tool send means "what I sent is the answer".
         if js_trim(&text) == SILENT_REPLY_TOKEN
             && let Some(last) = self.messaging_sent_texts.last()
@@ -1072,24 +1063,11 @@ impl<S: SubscriptionSink> Subscription<S> {
         {
             text = js_trim(last).to_owned();
         }
-        let raw_thinking = if wants_reasoning {
-            assistant_thinking(assistant, &raw_text, tagged_thinking.as_deref())
-        } else {
-            String::new()
-        };
         let formatted_reasoning = format_reasoning_message(&raw_thinking);
 
         // Step 3: a final assistant event when streaming never reported the text.
         if !self.emitted_assistant_update {
-            let mut cleaned = Cow::Borrowed(js_trim(&text));
-            if cleaned.is_empty() {
-                let raw_trimmed = js_trim(&raw_text);
-                let without_final = TagFilter::strip(raw_trimmed, TagFilterOptions::default());
-                // OpenClaw falls back to the raw text with thinking removed; here that is the
-                // raw text with both tag kinds removed, and nothing when only reasoning was
-                // there.
-                cleaned = Cow::Owned(js_trim(&without_final).to_owned());
-            }
+            let cleaned = cleaned_reply_text(js_trim(&text));
             if !cleaned.is_empty() {
                 self.sink.on_agent_event(SubscriptionEvent::Assistant {
                     text: &cleaned,
@@ -1501,33 +1479,6 @@ enum TextEventKind {
     End,
 }
 
-/// The message's text blocks, each trimmed, empty ones dropped, joined with `\n`. Borrowed
-/// when there is at most one, the usual case: no copy of a long reply.
-fn assistant_raw_text(message: &AssistantMessage) -> Cow<'_, str> {
-    let mut blocks = message
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text(t) => Some(js_trim(&t.text)),
-            _ => None,
-        })
-        .filter(|t| !t.is_empty());
-    let Some(first) = blocks.next() else {
-        return Cow::Borrowed("");
-    };
-    match blocks.next() {
-        None => Cow::Borrowed(first),
-        Some(second) => {
-            let mut joined = [first, second].join("\n");
-            for block in blocks {
-                joined.push('\n');
-                joined.push_str(block);
-            }
-            Cow::Owned(joined)
-        }
-    }
-}
-
 /// Stores `text` in `slot`, reusing the string already there.
 fn set_reusing(slot: &mut Option<String>, text: &str) {
     match slot {
@@ -1539,28 +1490,57 @@ fn set_reusing(slot: &mut Option<String>, text: &str) {
     }
 }
 
-/// Native thinking blocks (trimmed, joined with `\n`), else the text inside think tags of
-/// `raw_text`: `tagged` when the caller already has it (untrimmed).
-fn assistant_thinking(message: &AssistantMessage, raw_text: &str, tagged: Option<&str>) -> String {
-    let native: Vec<&str> = message
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Thinking(t) => Some(js_trim(&t.thinking)),
-            _ => None,
-        })
-        .filter(|t| !t.is_empty())
-        .collect();
-    if !native.is_empty() {
-        return native.join("\n");
+/// The longest needle [`may_hold_reply_directive`] looks for (`no_reply`).
+const DIRECTIVE_NEEDLE_MAX: usize = 8;
+
+/// `true` when `bytes[from..]` holds a `[[`, `media:` or `no_reply` (ASCII case-insensitive),
+/// the letters before `from` included: without them, [`cleaned_reply_text`] only drops a
+/// trailing `[` and trailing whitespace. Only the rare bytes `[`, `:` and `_` are searched
+/// for; the letters around them are checked from there.
+fn may_hold_reply_directive(bytes: &[u8], from: usize) -> bool {
+    let ends_with = |end: usize, needle: &[u8]| {
+        end.checked_sub(needle.len())
+            .and_then(|start| bytes.get(start..end))
+            .is_some_and(|b| b.eq_ignore_ascii_case(needle))
+    };
+    let mut at = from;
+    while let Some(offset) = bytes.get(at..).and_then(find_directive_anchor) {
+        at += offset;
+        let found = match bytes.get(at) {
+            Some(b'[') => bytes.get(at + 1) == Some(&b'['),
+            Some(b':') => ends_with(at + 1, b"media:"),
+            _ => ends_with(at + 1, b"no_") && ends_with(at + 6, b"no_reply"),
+        };
+        if found {
+            return true;
+        }
+        at += 1;
     }
-    if let Some(tagged) = tagged {
-        return js_trim(tagged).to_owned();
+    false
+}
+
+/// OpenClaw `stripTrailingDirective`: a trailing `[[` without a later `]]` and what follows
+/// it, else a trailing `[`, is dropped (it may open a directive).
+fn strip_trailing_directive(text: &str) -> &str {
+    match text.rfind("[[") {
+        Some(open) if !text[open + 2..].contains("]]") => &text[..open],
+        Some(_) => text,
+        None => text.strip_suffix('[').unwrap_or(text),
     }
-    let mut filter = TagFilter::new(TagFilterOptions::default());
-    let _ = filter.push(raw_text);
-    let _ = filter.finish();
-    js_trim(filter.reasoning()).to_owned()
+}
+
+/// The text of a streamed or final assistant event (OpenClaw
+/// `parseReplyDirectives(stripTrailingDirective(text)).text`): `MEDIA:` lines and `[[…]]` tags
+/// removed, empty for the silent token.
+fn cleaned_reply_text(text: &str) -> String {
+    if text.is_empty() {
+        return String::new();
+    }
+    parse_reply_directives(
+        strip_trailing_directive(text),
+        &ReplyDirectiveOptions::default(),
+    )
+    .text
 }
 
 #[cfg(test)]

@@ -235,20 +235,6 @@ impl TagFilter {
         }
     }
 
-    /// Makes `self` a copy of `other`'s scanning state, with no reasoning text of its own, so
-    /// that [`finish`](Self::finish) on it tells what finishing `other` right now would add
-    /// (to the text, and to the reasoning) without changing `other`. Reuses `self`'s buffers.
-    pub(crate) fn copy_state_from(&mut self, other: &Self) {
-        self.options = other.options;
-        self.thinking.copy_from(&other.thinking);
-        self.finals.copy_from(&other.finals);
-        match (&mut self.cleanup, &other.cleanup) {
-            (Some(to), Some(from)) => to.copy_from(from),
-            (to, from) => to.clone_from(from),
-        }
-        self.reasoning.clear();
-    }
-
     /// Forgets everything, as for a new assistant message (the reasoning text included).
     pub fn reset(&mut self) {
         *self = Self::new(self.options);
@@ -560,34 +546,6 @@ impl Stage {
                 open => Ok(open),
             })
             .unwrap_or_else(|settled| settled);
-    }
-
-    /// Makes `self` a copy of `other`, reusing its buffers (a derived `clone_from` would
-    /// allocate anew).
-    fn copy_from(&mut self, other: &Self) {
-        self.code.fence = other.code.fence;
-        self.code.line = other.code.line;
-        self.code.held.clear();
-        if !other.code.held.is_empty() {
-            self.code.held.extend_from_slice(&other.code.held);
-        }
-        self.code.inline_open = other.code.inline_open;
-        self.code.inline_ticks = other.code.inline_ticks;
-        self.code.run = other.code.run;
-        self.scanner.kind = other.scanner.kind;
-        self.scanner.inside = other.scanner.inside;
-        match (&mut self.scanner.pending, &other.scanner.pending) {
-            (to @ Some(_), None) => *to = None,
-            (None, None) => {}
-            (Some(to), Some(from)) => {
-                to.raw.clone_from(&from.raw);
-                to.phase = from.phase;
-                to.close = from.close;
-                to.name.clone_from(&from.name);
-            }
-            (to, from) => to.clone_from(from),
-        }
-        self.inside = other.inside;
     }
 
     fn feed(&mut self, c: char, out: &mut String, side: &mut String) {

@@ -92,6 +92,16 @@ pub(crate) fn find_fence_marker(bytes: &[u8]) -> Option<usize> {
     )
 }
 
+/// Index of the first `[`, `:` or `_` in `bytes`: the rare bytes of the reply-directive
+/// needles (`[[`, `media:`, `no_reply`).
+pub(crate) fn find_directive_anchor(bytes: &[u8]) -> Option<usize> {
+    find_first(
+        bytes,
+        |w| equal(w, b'[') | equal(w, b':') | equal(w, b'_'),
+        |b| matches!(b, b'[' | b':' | b'_'),
+    )
+}
+
 /// Index of the first byte a JSON string must escape: a control char below 0x20, `"` or `\`.
 pub(crate) fn find_json_escape(bytes: &[u8]) -> Option<usize> {
     find_first(

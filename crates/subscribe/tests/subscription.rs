@@ -514,6 +514,105 @@ fn final_tag_enforced() {
     assert_eq!(texts(&sub), (expected.clone(), expected));
 }
 
+fn message_end_only(options: SubscriptionOptions, text: &str) -> Subscription<CollectingSink> {
+    run(options, &[start(), end(text), agent_end()])
+}
+
+fn message_end_break() -> SubscriptionOptions {
+    SubscriptionOptions {
+        block_reply_break: BlockReplyBreak::MessageEnd,
+        ..SubscriptionOptions::default()
+    }
+}
+
+/// OpenClaw sanitizes the message text (`<final>` removed) before the block-tag strip, so an
+/// enforced final tag never finds one there: the message_end text is empty.
+#[test]
+fn enforced_final_tag_message_end_text_is_empty() {
+    let sub = message_end_only(
+        SubscriptionOptions {
+            enforce_final_tag: true,
+            ..message_end_break()
+        },
+        "<final>The answer is 4.</final>",
+    );
+    assert_eq!(texts(&sub), (Vec::new(), Vec::new()));
+    assert_eq!(sub.sink().events, owned(&["lifecycle:end"]));
+}
+
+/// The message_end sanitizer's code regions need a closing backtick; tags are removed before
+/// each block is trimmed; thinking tags may carry attributes.
+#[test]
+fn message_end_text_is_sanitized_like_openclaw() {
+    for (raw, expected) in [
+        ("Use `<final> here", "Use ` here"),
+        ("<final>\nDone <think>", "Done"),
+        ("<think reason=\"x\">plan</think>Answer.", "Answer."),
+        ("Keep `<final>` in code", "Keep `` in code"),
+        ("Same.\n\nSame.\n\nOther.", "Same.\n\nOther."),
+    ] {
+        let sub = message_end_only(message_end_break(), raw);
+        let expected = owned(&[expected]);
+        assert_eq!(texts(&sub), (expected.clone(), expected), "{raw:?}");
+    }
+}
+
+/// Tagged reasoning comes only from a closed think block at the start of the text.
+#[test]
+fn reasoning_block_only_from_a_leading_closed_think_block() {
+    let options = SubscriptionOptions {
+        reasoning_mode: ReasoningMode::On,
+        ..message_end_break()
+    };
+    let unclosed = message_end_only(options.clone(), "<think>unclosed plan");
+    assert_eq!(texts(&unclosed), (Vec::new(), Vec::new()));
+
+    let trailing = message_end_only(options.clone(), "Answer first. <think>why</think>");
+    let expected = owned(&["Answer first."]);
+    assert_eq!(texts(&trailing), (expected.clone(), expected));
+
+    let leading = message_end_only(options, "<think>why</think>Answer.");
+    assert_eq!(
+        texts(&leading),
+        (
+            owned(&["Reasoning:\n_why_", "Answer."]),
+            owned(&["Answer."])
+        )
+    );
+}
+
+/// Partial replies carry the text with reply directives read out: a silent reply sends none,
+/// `MEDIA:` lines and `[[…]]` tags leave the text, and a trailing `[` or open `[[` waits.
+#[test]
+fn partial_replies_are_cleaned_of_directives() {
+    let partials = |deltas: &[&str]| {
+        let mut events = vec![start()];
+        events.extend(deltas.iter().map(|d| delta(d)));
+        run(SubscriptionOptions::default(), &events)
+            .sink()
+            .partial_replies
+            .clone()
+    };
+    assert_eq!(partials(&["NO_REPLY"]), Vec::<String>::new());
+    assert_eq!(
+        partials(&["Here it is.\n", "MEDIA: /tmp/chart.png"]),
+        owned(&["Here it is."])
+    );
+    assert_eq!(
+        partials(&["[[reply_to_current]] Sure", ", done."]),
+        owned(&["Sure", "Sure, done."])
+    );
+    assert_eq!(
+        partials(&["See [", "link] and [[", "audio_as_voice]] more"]),
+        owned(&["See", "See [link] and", "See [link] and more"])
+    );
+    // Without any directive the partial reply is the visible text itself.
+    assert_eq!(
+        partials(&["Plain ", "text."]),
+        owned(&["Plain", "Plain text."])
+    );
+}
+
 fn thinking_message(text: &str, thinking: &str) -> AssistantMessage {
     let mut m = assistant(text);
     m.content.insert(

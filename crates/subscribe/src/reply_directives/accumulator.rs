@@ -128,8 +128,10 @@ impl StreamingDirectiveAccumulator {
 
 /// Where a trailing `[[` without a later `]]` starts (OpenClaw `splitTrailingDirective`).
 fn trailing_directive_start(text: &str) -> Option<usize> {
-    let open = text.rfind("[[")?;
-    (!text[open + 2..].contains("]]")).then_some(open)
+    let bytes = text.as_bytes();
+    let open = memchr::memmem::rfind(bytes, b"[[")?;
+    let after = bytes.get(open + 2..).unwrap_or_default();
+    memchr::memmem::find(after, b"]]").is_none().then_some(open)
 }
 
 #[cfg(test)]

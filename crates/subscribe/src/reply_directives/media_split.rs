@@ -32,7 +32,7 @@ pub fn split_media_from_output(raw: &str) -> MediaSplit {
     if js_trim(trimmed_raw).is_empty() {
         return MediaSplit::default();
     }
-    let may_contain_media = contains_ascii_ci(trimmed_raw, "media:");
+    let may_contain_media = contains_media_token(trimmed_raw);
     let may_contain_audio_tag = trimmed_raw.contains("[[");
     if !may_contain_media && !may_contain_audio_tag {
         return MediaSplit {
@@ -390,12 +390,16 @@ fn collapse_space_runs(text: &str) -> String {
     out
 }
 
-/// `/needle/i` for an ASCII needle.
-fn contains_ascii_ci(haystack: &str, needle: &str) -> bool {
-    haystack
-        .as_bytes()
-        .windows(needle.len())
-        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+/// Whether `text` contains `media:` in any ASCII case (OpenClaw `/media:/i`). The colon is
+/// rare in prose, so it is searched with `memchr` and only its five bytes before compared.
+fn contains_media_token(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b':', bytes).any(|colon| {
+        colon
+            .checked_sub(5)
+            .and_then(|start| bytes.get(start..colon))
+            .is_some_and(|word| word.eq_ignore_ascii_case(b"media"))
+    })
 }
 
 #[cfg(test)]
@@ -406,6 +410,21 @@ mod tests {
 
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn media_token_is_found_in_any_case_and_position() {
+        let found = [
+            ":",
+            "media",
+            "media:",
+            "x MeDiA: y",
+            "a:b:MEDIA:",
+            "medi:a",
+            "émedia:",
+        ]
+        .map(contains_media_token);
+        assert_eq!(found, [false, false, true, true, true, false, true]);
+    }
 
     #[test]
     fn split_media_from_output_matches_openclaw() {
