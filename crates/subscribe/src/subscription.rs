@@ -178,7 +178,9 @@ pub fn block_reply_payload_key(text: &str, media_urls: &[String]) -> String {
         return serde_json::json!({ "text": js_trim(text), "mediaList": media_urls }).to_string();
     };
     let text = js_trim(text);
-    let mut key = String::with_capacity(text.len() + media.len() + 24);
+    // Room for an escape every 16 bytes (a newline per line of prose or code): with none,
+    // most keys of multi-line blocks were reallocated and copied once more as they grew.
+    let mut key = String::with_capacity(text.len() + text.len() / 16 + media.len() + 24);
     key.push_str("{\"text\":");
     push_json_string(&mut key, text);
     key.push_str(",\"mediaList\":");
@@ -356,8 +358,9 @@ pub struct Subscription<S: SubscriptionSink> {
     /// `visible_raw` may hold a reply directive or the silent token: `[[`, `media:` or
     /// `no_reply` (ASCII case-insensitive) appeared in it.
     directive_candidate: bool,
-    /// How much of `visible_raw` was searched for [`directive_candidate`](Self::directive_candidate).
-    directive_scanned: usize,
+    /// Where the next search of `visible_raw` for
+    /// [`directive_candidate`](Self::directive_candidate) starts (see [`DirectiveScan`]).
+    directive_resume: usize,
     /// Tag state carried across block chunks (OpenClaw `blockState`).
     block_filter: TagFilter,
     /// Reused buffer for a block's text after tag stripping.
@@ -435,7 +438,7 @@ impl<S: SubscriptionSink> Subscription<S> {
             streamed_end: 0,
             streamed_cleaned: None,
             directive_candidate: false,
-            directive_scanned: 0,
+            directive_resume: 0,
             emitted_assistant_update: false,
             last_block_reply_text: None,
             reasoning_stream_open: false,
@@ -682,7 +685,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         self.streamed_end = 0;
         self.streamed_cleaned = None;
         self.directive_candidate = false;
-        self.directive_scanned = 0;
+        self.directive_resume = 0;
     }
 
     // ---- message_update --------------------------------------------------------------------
@@ -822,18 +825,17 @@ impl<S: SubscriptionSink> Subscription<S> {
     }
 
     /// Notes whether the visible text got a `[[`, `media:` or `no_reply` (ASCII
-    /// case-insensitive, as OpenClaw matches them), searching only what is new plus the bytes a
-    /// needle split across deltas may have begun in.
+    /// case-insensitive, as OpenClaw matches them), searching only what is new plus, when the
+    /// text searched before ended near a `[`, `:` or `_`, the bytes a needle split across
+    /// deltas may have begun in.
     fn scan_directive_candidates(&mut self) {
         if self.directive_candidate {
             return;
         }
-        let bytes = self.visible_raw.as_bytes();
-        let from = self
-            .directive_scanned
-            .saturating_sub(DIRECTIVE_NEEDLE_MAX - 1);
-        self.directive_candidate = may_hold_reply_directive(bytes, from);
-        self.directive_scanned = bytes.len();
+        match may_hold_reply_directive(self.visible_raw.as_bytes(), self.directive_resume) {
+            DirectiveScan::Found => self.directive_candidate = true,
+            DirectiveScan::NotFound { resume } => self.directive_resume = resume,
+        }
     }
 
     /// Reports the cleaned text when the visible text holds no directive: the visible text
@@ -1047,27 +1049,23 @@ impl<S: SubscriptionSink> Subscription<S> {
             ReasoningMode::On | ReasoningMode::Stream
         );
         // OpenClaw's whole-message computation (see `message_text`): it sanitizes before the
-        // block-tag strip, so it is not what the streaming filter saw.
-        let message_text::MessageText {
-            visible,
-            thinking: raw_thinking,
-        } = message_text::message_text(assistant, wants_reasoning);
-        let tag_options = TagFilterOptions {
-            enforce_final_tag: self.options.enforce_final_tag,
+        // block-tag strip, so it is not what the streaming filter saw. The reasoning is needed
+        // up front; the text (two whole-message passes) only where a step below consults it,
+        // which a streamed message on a `text_end` channel never does.
+        let (mut visible, raw_thinking) = if wants_reasoning {
+            let message_text::MessageText { visible, thinking } =
+                message_text::message_text(assistant, true);
+            (Some(visible), thinking)
+        } else {
+            (None, String::new())
         };
-        let mut text = TagFilter::strip(&visible, tag_options);
-        // A silent reply after a messaging-tool send means "what I sent is the answer".
-        if js_trim(&text) == SILENT_REPLY_TOKEN
-            && let Some(last) = self.messaging_sent_texts.last()
-            && !js_trim(last).is_empty()
-        {
-            text = js_trim(last).to_owned();
-        }
+        let mut text: Option<String> = None;
         let formatted_reasoning = format_reasoning_message(&raw_thinking);
 
         // Step 3: a final assistant event when streaming never reported the text.
         if !self.emitted_assistant_update {
-            let cleaned = cleaned_reply_text(js_trim(&text));
+            let text = text.get_or_insert_with(|| self.message_end_text(assistant, visible.take()));
+            let cleaned = cleaned_reply_text(js_trim(text));
             if !cleaned.is_empty() {
                 self.sink.on_agent_event(SubscriptionEvent::Assistant {
                     text: &cleaned,
@@ -1077,13 +1075,27 @@ impl<S: SubscriptionSink> Subscription<S> {
             }
         }
 
-        // Step 4.
+        // Step 4: the text counts only when `finalize_assistant_texts` may push it.
         let added_during_message = self.assistant_texts.len() > self.assistant_text_baseline;
         let chunker_has_buffered = self
             .chunker
             .as_ref()
             .is_some_and(BlockChunker::has_buffered);
-        self.finalize_assistant_texts(&text, added_during_message, chunker_has_buffered);
+        let finalize_takes_text = (self.options.reasoning_mode == ReasoningMode::On
+            && !self.options.block_replies)
+            || (!added_during_message && !chunker_has_buffered);
+        let text_for_finalize = if finalize_takes_text {
+            text.get_or_insert_with(|| self.message_end_text(assistant, visible.take()))
+                .as_str()
+        } else {
+            // `finalize_assistant_texts` then only moves the baseline, whatever the text.
+            ""
+        };
+        self.finalize_assistant_texts(
+            text_for_finalize,
+            added_during_message,
+            chunker_has_buffered,
+        );
 
         // Step 5: the reasoning block goes first when the whole answer is still to come.
         let should_emit_reasoning = self.options.reasoning_mode == ReasoningMode::On
@@ -1097,34 +1109,43 @@ impl<S: SubscriptionSink> Subscription<S> {
             self.emit_reasoning_block(&formatted_reasoning);
         }
 
-        // Step 6: the safety send.
-        let buffered = match self.chunker.as_ref() {
-            Some(chunker) => chunker.has_buffered(),
-            None => !self.block_buffer.is_empty(),
-        };
-        let differs_from_last_block = self.last_block_reply_text.as_deref() != Some(text.as_str());
-        if (self.options.block_reply_break == BlockReplyBreak::MessageEnd
-            || buffered
-            || differs_from_last_block)
-            && !text.is_empty()
-            && self.options.block_replies
-        {
-            if let Some(chunker) = self.chunker.as_mut().filter(|c| c.has_buffered()) {
-                let chunks = chunker.drain_to_vec(true);
-                chunker.reset();
-                for c in chunks {
-                    self.emit_block_chunk(&c);
+        // Step 6: the safety send, when the text is not empty: drain what the chunker holds,
+        // else send the text when it differs from the last block. Evaluated in an order that
+        // consults the text last, as its value cannot change the outcome before.
+        if self.options.block_replies {
+            if self
+                .chunker
+                .as_ref()
+                .is_some_and(BlockChunker::has_buffered)
+            {
+                let text =
+                    text.get_or_insert_with(|| self.message_end_text(assistant, visible.take()));
+                if !text.is_empty()
+                    && let Some(chunker) = self.chunker.as_mut()
+                {
+                    let chunks = chunker.drain_to_vec(true);
+                    chunker.reset();
+                    for c in chunks {
+                        self.emit_block_chunk(&c);
+                    }
                 }
-            } else if differs_from_last_block {
+            } else {
                 // On a `text_end` channel a message that already sent a block was delivered
                 // by its `text_end` flushes; the safety send is for messages that sent none
                 // (a non-streaming model, or text that never reached a flush).
                 let delivered_by_text_end = self.options.block_reply_break
                     == BlockReplyBreak::TextEnd
                     && self.last_block_reply_text.is_some();
-                if !delivered_by_text_end && !self.is_messaging_duplicate(&text) {
-                    self.last_block_reply_text = Some(text.clone());
-                    self.emit_final_with_directives(&text);
+                if !delivered_by_text_end {
+                    let text = text
+                        .get_or_insert_with(|| self.message_end_text(assistant, visible.take()));
+                    if !text.is_empty()
+                        && self.last_block_reply_text.as_deref() != Some(text.as_str())
+                        && !self.is_messaging_duplicate(text)
+                    {
+                        self.last_block_reply_text = Some(text.clone());
+                        self.emit_final_with_directives(text);
+                    }
                 }
             }
         }
@@ -1167,6 +1188,25 @@ impl<S: SubscriptionSink> Subscription<S> {
         self.block_filter.reset();
         self.reset_visible();
         self.reasoning_stream_open = false;
+    }
+
+    /// The text `message_end` works with (OpenClaw's `text`): the message's visible text
+    /// (`visible` when already computed) after the block-tag strip, or the last messaging-tool
+    /// text for a silent reply after a messaging-tool send ("what I sent is the answer").
+    fn message_end_text(&self, assistant: &AssistantMessage, visible: Option<String>) -> String {
+        let visible =
+            visible.unwrap_or_else(|| message_text::message_text(assistant, false).visible);
+        let tag_options = TagFilterOptions {
+            enforce_final_tag: self.options.enforce_final_tag,
+        };
+        let text = TagFilter::strip(&visible, tag_options);
+        if js_trim(&text) == SILENT_REPLY_TOKEN
+            && let Some(last) = self.messaging_sent_texts.last()
+            && !js_trim(last).is_empty()
+        {
+            return js_trim(last).to_owned();
+        }
+        text
     }
 
     fn emit_reasoning_block(&mut self, formatted: &str) {
@@ -1493,17 +1533,36 @@ fn set_reusing(slot: &mut Option<String>, text: &str) {
 /// The longest needle [`may_hold_reply_directive`] looks for (`no_reply`).
 const DIRECTIVE_NEEDLE_MAX: usize = 8;
 
-/// `true` when `bytes[from..]` holds a `[[`, `media:` or `no_reply` (ASCII case-insensitive),
-/// the letters before `from` included: without them, [`cleaned_reply_text`] only drops a
-/// trailing `[` and trailing whitespace. Only the rare bytes `[`, `:` and `_` are searched
-/// for; the letters around them are checked from there.
-fn may_hold_reply_directive(bytes: &[u8], from: usize) -> bool {
+/// What [`may_hold_reply_directive`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DirectiveScan {
+    /// A needle ends at or after an anchor at or after `from`.
+    Found,
+    /// None does. A longer text (these bytes and more) holds one exactly when its bytes from
+    /// `resume` do: the last `DIRECTIVE_NEEDLE_MAX - 1` bytes when an anchor lies among them
+    /// (a needle it belongs to may end in the new bytes), else none of these bytes (every
+    /// needle of the longer text that starts among them has its anchor in the new bytes).
+    NotFound {
+        /// Where to search a longer text from.
+        resume: usize,
+    },
+}
+
+/// Whether `bytes` holds a `[[`, `media:` or `no_reply` (ASCII case-insensitive) whose anchor
+/// (its `[`, `:` or `_`) is at or after `from`, the letters before `from` included: without
+/// one, [`cleaned_reply_text`] only drops a trailing `[` and trailing whitespace. Only the
+/// rare anchor bytes are searched for; the letters around them are checked from there.
+///
+/// Callers pass the `resume` of the scan of a prefix: skipping the bytes before it instead of
+/// always rescanning the last needle length keeps most 16-byte deltas to two word reads.
+fn may_hold_reply_directive(bytes: &[u8], from: usize) -> DirectiveScan {
     let ends_with = |end: usize, needle: &[u8]| {
         end.checked_sub(needle.len())
             .and_then(|start| bytes.get(start..end))
             .is_some_and(|b| b.eq_ignore_ascii_case(needle))
     };
     let mut at = from;
+    let mut last_anchor = None;
     while let Some(offset) = bytes.get(at..).and_then(find_directive_anchor) {
         at += offset;
         let found = match bytes.get(at) {
@@ -1512,11 +1571,17 @@ fn may_hold_reply_directive(bytes: &[u8], from: usize) -> bool {
             _ => ends_with(at + 1, b"no_") && ends_with(at + 6, b"no_reply"),
         };
         if found {
-            return true;
+            return DirectiveScan::Found;
         }
+        last_anchor = Some(at);
         at += 1;
     }
-    false
+    let window = bytes.len().saturating_sub(DIRECTIVE_NEEDLE_MAX - 1);
+    let resume = match last_anchor {
+        Some(anchor) if anchor >= window => window,
+        _ => bytes.len(),
+    };
+    DirectiveScan::NotFound { resume }
 }
 
 /// OpenClaw `stripTrailingDirective`: a trailing `[[` without a later `]]` and what follows
@@ -1567,6 +1632,37 @@ mod tests {
                     normalize_text_for_comparison(&a),
                     normalize_text_for_comparison(&b)
                 );
+            }
+        }
+
+        /// Scanning delta by delta from each scan's `resume` finds a needle exactly when a
+        /// scan of the whole text so far from its start does.
+        #[test]
+        fn resumed_directive_scan_matches_a_full_scan(
+            pieces in prop::collection::vec(
+                prop::collection::vec(
+                    prop::sample::select(vec![
+                        "[", "[[", "]", ":", "_", "no", "NO", "_re", "ply", "REPLY", "me", "dia",
+                        "MEDIA", "x", " ", "é", "\n",
+                    ]),
+                    0..6,
+                ).prop_map(|parts| parts.concat()),
+                0..12,
+            )
+        ) {
+            let mut text = String::new();
+            let mut resume = 0;
+            let mut found = false;
+            for piece in &pieces {
+                text.push_str(piece);
+                if !found {
+                    match may_hold_reply_directive(text.as_bytes(), resume) {
+                        DirectiveScan::Found => found = true,
+                        DirectiveScan::NotFound { resume: next } => resume = next,
+                    }
+                }
+                let full = may_hold_reply_directive(text.as_bytes(), 0) == DirectiveScan::Found;
+                prop_assert_eq!(found, full, "{:?}", text);
             }
         }
 

@@ -129,9 +129,23 @@ impl StreamingDirectiveAccumulator {
 /// Where a trailing `[[` without a later `]]` starts (OpenClaw `splitTrailingDirective`).
 fn trailing_directive_start(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
-    let open = memchr::memmem::rfind(bytes, b"[[")?;
+    let open = rfind_double_bracket(bytes)?;
     let after = bytes.get(open + 2..).unwrap_or_default();
     memchr::memmem::find(after, b"]]").is_none().then_some(open)
+}
+
+/// `memchr::memmem::rfind(bytes, b"[[")`: the last `[` followed by another. Searched byte by
+/// byte from the end with `memrchr`, because `memmem::rfind` builds a searcher on every call,
+/// which cost more than scanning a whole block chunk without a `[`.
+fn rfind_double_bracket(bytes: &[u8]) -> Option<usize> {
+    let mut end = bytes.len();
+    while let Some(open) = memchr::memrchr(b'[', bytes.get(..end)?) {
+        if bytes.get(open + 1) == Some(&b'[') {
+            return Some(open);
+        }
+        end = open;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -253,6 +267,16 @@ mod tests {
                 chunks.iter().map(|c| acc.consume(c, false)).collect();
             got.push(acc.consume("", true));
             assert_eq!(got, expected, "{chunks:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn double_bracket_search_matches_memmem(text in "[\\[\\]a é]{0,24}") {
+            proptest::prop_assert_eq!(
+                rfind_double_bracket(text.as_bytes()),
+                memchr::memmem::rfind(text.as_bytes(), b"[[")
+            );
         }
     }
 
