@@ -3,56 +3,16 @@
 //! agent_end's media-only reply). Expected values were checked against OpenClaw 2026.4.12's
 //! accumulator fed the same block chunks.
 
-use std::sync::Arc;
+mod common;
 
-use clawloop_core::message::{AssistantMessage, ContentBlock};
-use clawloop_core::{AgentEvent, AgentMessage, AgentToolResult, AssistantMessageEvent};
-use clawloop_subscribe::{
-    BlockReply, BlockReplyBreak, CollectingSink, Subscription, SubscriptionOptions,
+use clawloop_core::message::ContentBlock;
+use clawloop_core::{AgentEvent, AgentToolResult};
+use clawloop_subscribe::{BlockReply, BlockReplyBreak, SubscriptionOptions};
+use common::{
+    agent_end, assistant, delta, end, end_msg, run, start, text_end, tool_end_with, tool_start,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-
-fn assistant(text: &str) -> AssistantMessage {
-    let mut m = AssistantMessage::empty("openai-completions", "openai", "gpt-5", 0);
-    if !text.is_empty() {
-        m.content.push(ContentBlock::text(text));
-    }
-    m
-}
-
-fn start() -> AgentEvent {
-    AgentEvent::MessageStart {
-        message: Arc::new(AgentMessage::Assistant(assistant(""))),
-    }
-}
-
-fn end(text: &str) -> AgentEvent {
-    AgentEvent::MessageEnd {
-        message: Arc::new(AgentMessage::Assistant(assistant(text))),
-    }
-}
-
-fn delta(text: &str) -> AgentEvent {
-    AgentEvent::MessageUpdate {
-        assistant_message_event: AssistantMessageEvent::TextDelta {
-            content_index: 0,
-            delta: text.into(),
-        },
-        message: None,
-    }
-}
-
-fn text_end(content: &str) -> AgentEvent {
-    AgentEvent::MessageUpdate {
-        assistant_message_event: AssistantMessageEvent::TextEnd {
-            content_index: 0,
-            content: content.into(),
-            content_signature: None,
-        },
-        message: None,
-    }
-}
 
 /// A streamed assistant message: start, the deltas, text_end and message_end.
 fn message(deltas: &[&str]) -> Vec<AgentEvent> {
@@ -64,43 +24,12 @@ fn message(deltas: &[&str]) -> Vec<AgentEvent> {
     events
 }
 
-fn agent_end() -> AgentEvent {
-    AgentEvent::AgentEnd {
-        messages: Vec::new().into(),
-    }
-}
-
-fn tool_start(id: &str, name: &str) -> AgentEvent {
-    AgentEvent::ToolExecutionStart {
-        tool_call_id: id.into(),
-        tool_name: name.into(),
-        args: json!({}),
-    }
-}
-
-fn tool_end(id: &str, name: &str, result: AgentToolResult, is_error: bool) -> AgentEvent {
-    AgentEvent::ToolExecutionEnd {
-        tool_call_id: id.into(),
-        tool_name: name.into(),
-        result,
-        is_error,
-    }
-}
-
 fn result(text: &str, details: Value) -> AgentToolResult {
     AgentToolResult {
         content: vec![ContentBlock::text(text)],
         details: Some(details),
         ..AgentToolResult::default()
     }
-}
-
-fn run(options: SubscriptionOptions, events: &[AgentEvent]) -> Subscription<CollectingSink> {
-    let mut sub = Subscription::new(options, CollectingSink::default());
-    for e in events {
-        sub.handle(e);
-    }
-    sub
 }
 
 fn reply(text: &str, media: &[&str], index: u32) -> BlockReply {
@@ -259,8 +188,8 @@ fn silent_block_is_not_delivered() {
 #[test]
 fn tool_media_is_attached_to_the_next_text_block() {
     let mut events = message(&["Rendering the chart."]);
-    events.push(tool_start("c1", "image_generate"));
-    events.push(tool_end(
+    events.push(tool_start("c1", "image_generate", json!({})));
+    events.push(tool_end_with(
         "c1",
         "image_generate",
         result(
@@ -285,15 +214,15 @@ fn tool_media_is_attached_to_the_next_text_block() {
 fn media_lines_of_a_tool_result_text_are_attached_and_filtered() {
     // `web_fetch` is trusted with local files; an unknown tool keeps only http(s) URLs.
     let mut events = vec![
-        tool_start("c1", "web_fetch"),
-        tool_end(
+        tool_start("c1", "web_fetch", json!({})),
+        tool_end_with(
             "c1",
             "web_fetch",
             result("Saved.\nMEDIA: /tmp/page.png", json!({})),
             false,
         ),
-        tool_start("c2", "my_plugin_tool"),
-        tool_end(
+        tool_start("c2", "my_plugin_tool", json!({})),
+        tool_end_with(
             "c2",
             "my_plugin_tool",
             result(
@@ -318,8 +247,8 @@ fn media_lines_of_a_tool_result_text_are_attached_and_filtered() {
 #[test]
 fn tool_media_without_a_later_reply_arrives_as_a_media_only_reply_at_agent_end() {
     let mut events = message(&["Sending the recording."]);
-    events.push(tool_start("c1", "tts"));
-    events.push(tool_end(
+    events.push(tool_start("c1", "tts", json!({})));
+    events.push(tool_end_with(
         "c1",
         "tts",
         result(
@@ -348,8 +277,8 @@ fn tool_media_without_a_later_reply_arrives_as_a_media_only_reply_at_agent_end()
 #[test]
 fn errored_tool_leaves_no_media() {
     let mut events = vec![
-        tool_start("c1", "image_generate"),
-        tool_end(
+        tool_start("c1", "image_generate", json!({})),
+        tool_end_with(
             "c1",
             "image_generate",
             result(
@@ -358,8 +287,8 @@ fn errored_tool_leaves_no_media() {
             ),
             true,
         ),
-        tool_start("c2", "read"),
-        tool_end(
+        tool_start("c2", "read", json!({})),
+        tool_end_with(
             "c2",
             "read",
             result(
@@ -392,17 +321,15 @@ fn reasoning_blocks_do_not_take_tool_media() {
         }),
     );
     let events = vec![
-        tool_start("c1", "image"),
-        tool_end(
+        tool_start("c1", "image", json!({})),
+        tool_end_with(
             "c1",
             "image",
             result("ok", json!({"media": {"mediaUrl": "/tmp/i.png"}})),
             false,
         ),
         start(),
-        AgentEvent::MessageEnd {
-            message: Arc::new(AgentMessage::Assistant(thinking)),
-        },
+        end_msg(thinking),
         agent_end(),
     ];
     let sub = run(

@@ -1,5 +1,7 @@
 //! Subscription behavior: reference §18.3 per-event rules and the §19/§24 subscribe vectors.
 
+mod common;
+
 use std::sync::Arc;
 
 use clawloop_core::message::{AssistantMessage, ContentBlock, ThinkingContent, ToolCall};
@@ -13,77 +15,16 @@ use clawloop_subscribe::{
     Subscription, SubscriptionOptions, TagFilter, TagFilterOptions, ToolMeta, UsageTotals,
     parse_fence_spans,
 };
+use common::{
+    agent_end, assistant, delta, end, end_msg, run, start, text_end, tool_end_with, tool_start,
+    update,
+};
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
-use serde_json::{Value, json};
-
-fn assistant(text: &str) -> AssistantMessage {
-    let mut m = AssistantMessage::empty("openai-completions", "openai", "gpt-5", 0);
-    if !text.is_empty() {
-        m.content.push(ContentBlock::text(text));
-    }
-    m
-}
-
-fn start() -> AgentEvent {
-    AgentEvent::MessageStart {
-        message: Arc::new(AgentMessage::Assistant(assistant(""))),
-    }
-}
-
-fn end_msg(m: AssistantMessage) -> AgentEvent {
-    AgentEvent::MessageEnd {
-        message: Arc::new(AgentMessage::Assistant(m)),
-    }
-}
-
-fn end(text: &str) -> AgentEvent {
-    end_msg(assistant(text))
-}
-
-fn update(event: AssistantMessageEvent) -> AgentEvent {
-    AgentEvent::MessageUpdate {
-        assistant_message_event: event,
-        message: None,
-    }
-}
-
-fn delta(text: &str) -> AgentEvent {
-    update(AssistantMessageEvent::TextDelta {
-        content_index: 0,
-        delta: text.into(),
-    })
-}
-
-fn text_end(content: &str) -> AgentEvent {
-    update(AssistantMessageEvent::TextEnd {
-        content_index: 0,
-        content: content.into(),
-        content_signature: None,
-    })
-}
-
-fn agent_end() -> AgentEvent {
-    AgentEvent::AgentEnd {
-        messages: Vec::new().into(),
-    }
-}
-
-fn tool_start(id: &str, name: &str, args: Value) -> AgentEvent {
-    AgentEvent::ToolExecutionStart {
-        tool_call_id: id.into(),
-        tool_name: name.into(),
-        args,
-    }
-}
+use serde_json::json;
 
 fn tool_end(id: &str, name: &str, text: &str, is_error: bool) -> AgentEvent {
-    AgentEvent::ToolExecutionEnd {
-        tool_call_id: id.into(),
-        tool_name: name.into(),
-        result: AgentToolResult::text(text),
-        is_error,
-    }
+    tool_end_with(id, name, AgentToolResult::text(text), is_error)
 }
 
 fn chunking(min: usize, max: usize) -> Option<ChunkingOptions> {
@@ -93,14 +34,6 @@ fn chunking(min: usize, max: usize) -> Option<ChunkingOptions> {
         break_preference: BreakPreference::Paragraph,
         flush_on_paragraph: false,
     })
-}
-
-fn run(options: SubscriptionOptions, events: &[AgentEvent]) -> Subscription<CollectingSink> {
-    let mut sub = Subscription::new(options, CollectingSink::default());
-    for e in events {
-        sub.handle(e);
-    }
-    sub
 }
 
 fn texts(sub: &Subscription<CollectingSink>) -> (Vec<String>, Vec<String>) {

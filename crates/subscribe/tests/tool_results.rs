@@ -5,32 +5,18 @@
 //! Expected texts were computed with OpenClaw 2026.4.12's `formatToolAggregate`,
 //! `inferToolMetaFromArgs`, `extendExecMeta` and `parseReplyDirectives` (HOME=/home/u).
 
+mod common;
+
 use clawloop_core::AgentEvent;
 use clawloop_core::AgentToolResult;
 use clawloop_core::message::ContentBlock;
 use clawloop_subscribe::{
-    CollectingSink, HomeDisplay, Subscription, SubscriptionOptions, ToolMeta, ToolResultFormat,
-    ToolResultReply, VerboseLevel, format_tool_aggregate,
+    HomeDisplay, SubscriptionOptions, ToolMeta, ToolResultFormat, ToolResultReply, VerboseLevel,
+    format_tool_aggregate,
 };
+use common::{run, tool_end_with, tool_start};
 use pretty_assertions::assert_eq;
-use serde_json::{Map, Value, json};
-
-fn tool_start(id: &str, name: &str, args: Value) -> AgentEvent {
-    AgentEvent::ToolExecutionStart {
-        tool_call_id: id.into(),
-        tool_name: name.into(),
-        args,
-    }
-}
-
-fn tool_end_with(id: &str, name: &str, result: AgentToolResult, is_error: bool) -> AgentEvent {
-    AgentEvent::ToolExecutionEnd {
-        tool_call_id: id.into(),
-        tool_name: name.into(),
-        result,
-        is_error,
-    }
-}
+use serde_json::{Map, json};
 
 fn tool_end(id: &str, name: &str, text: &str) -> AgentEvent {
     tool_end_with(id, name, AgentToolResult::text(text), false)
@@ -43,14 +29,6 @@ fn options(verbose: VerboseLevel, format: ToolResultFormat) -> SubscriptionOptio
         home_display: Some(HomeDisplay::new("/home/u")),
         ..SubscriptionOptions::default()
     }
-}
-
-fn run(options: SubscriptionOptions, events: &[AgentEvent]) -> Subscription<CollectingSink> {
-    let mut sub = Subscription::new(options, CollectingSink::default());
-    for event in events {
-        sub.handle(event);
-    }
-    sub
 }
 
 fn text_only(texts: &[&str]) -> Vec<ToolResultReply> {
