@@ -63,6 +63,7 @@ pub mod replay;
 pub mod scripted_server;
 pub mod stream_driver;
 pub mod transport;
+mod whole_tool_call;
 pub mod wrappers;
 
 pub use anthropic_messages::AnthropicMessages;

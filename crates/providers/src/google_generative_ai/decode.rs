@@ -9,18 +9,19 @@
 //! becomes `toolcall_start`, one `toolcall_delta` with the whole arguments JSON and
 //! `toolcall_end` at once.
 
-use clawloop_core::message::{ContentBlock, ToolCall};
-use clawloop_core::stream_event::{STREAM_ENDED_BEFORE_COMPLETION, parse_streaming_json};
+use clawloop_core::message::ContentBlock;
+use clawloop_core::stream_event::STREAM_ENDED_BEFORE_COMPLETION;
 use clawloop_core::{
     AssistantMessage, AssistantMessageBuilder, AssistantMessageEvent, ModelCost, StopReason,
 };
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::call_id::CallIdSource;
 use super::finish_reason::{FinishOutcome, map_finish_reason};
 use super::usage::UsageMetadata;
 use crate::transport::json_error_message;
+use crate::whole_tool_call::{object_arguments, whole_tool_call_events};
 
 type Event = AssistantMessageEvent;
 
@@ -278,39 +279,11 @@ impl ChunkDecoder {
             Some(id) if !duplicate(&id) => id,
             _ => self.ids.next_id(&name),
         };
-        let arguments = match call.args {
-            Some(object @ Value::Object(_)) => object,
-            Some(Value::String(text)) => match parse_streaming_json(&text) {
-                object @ Value::Object(_) => object,
-                _ => Value::Object(Map::new()),
-            },
-            _ => Value::Object(Map::new()),
-        };
+        let arguments = object_arguments(call.args);
         let content_index = self.builder.message().content.len();
-        self.emit(
-            Event::ToolcallStart {
-                content_index,
-                id: id.clone(),
-                tool_name: name.clone(),
-            },
-            out,
-        );
-        self.emit(
-            Event::ToolcallDelta {
-                content_index,
-                delta: arguments.to_string(),
-            },
-            out,
-        );
-        let mut tool_call = ToolCall::new(id, name, arguments);
-        tool_call.thought_signature = signature;
-        self.emit(
-            Event::ToolcallEnd {
-                content_index,
-                tool_call: Some(tool_call),
-            },
-            out,
-        );
+        for event in whole_tool_call_events(content_index, id, name, arguments, signature) {
+            self.emit(event, out);
+        }
     }
 
     /// Emits the end event of the open text or thinking block.
@@ -392,7 +365,7 @@ pub fn error_event_message(data: &str) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use clawloop_core::message::{TextContent, ThinkingContent};
+    use clawloop_core::message::{TextContent, ThinkingContent, ToolCall};
     use pretty_assertions::assert_eq;
     use serde_json::json;
 

@@ -6,18 +6,19 @@
 //! stream with that error. The decoder is pure (no I/O); every event it emits is applied to an
 //! [`AssistantMessageBuilder`], which owns the message and produces the terminal event.
 
-use clawloop_core::message::{ContentBlock, ToolCall};
-use clawloop_core::stream_event::{STREAM_ENDED_BEFORE_COMPLETION, parse_streaming_json};
+use clawloop_core::message::ContentBlock;
+use clawloop_core::stream_event::STREAM_ENDED_BEFORE_COMPLETION;
 use clawloop_core::{
     AssistantMessage, AssistantMessageBuilder, AssistantMessageEvent, ModelCost, StopReason,
 };
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::call_id::CallIdSource;
 use super::done_reason::map_done_reason;
 use super::usage::OllamaCounts;
 use crate::transport::json_error_message;
+use crate::whole_tool_call::{object_arguments, whole_tool_call_events};
 
 type Event = AssistantMessageEvent;
 
@@ -208,37 +209,11 @@ impl ChunkDecoder {
             Some(id) if !duplicate(&id) => id,
             _ => self.ids.next_id(),
         };
-        let arguments = match arguments {
-            Some(object @ Value::Object(_)) => object,
-            Some(Value::String(text)) => match parse_streaming_json(&text) {
-                object @ Value::Object(_) => object,
-                _ => Value::Object(Map::new()),
-            },
-            _ => Value::Object(Map::new()),
-        };
+        let arguments = object_arguments(arguments);
         let content_index = self.builder.message().content.len();
-        self.emit(
-            Event::ToolcallStart {
-                content_index,
-                id: id.clone(),
-                tool_name: name.clone(),
-            },
-            out,
-        );
-        self.emit(
-            Event::ToolcallDelta {
-                content_index,
-                delta: arguments.to_string(),
-            },
-            out,
-        );
-        self.emit(
-            Event::ToolcallEnd {
-                content_index,
-                tool_call: Some(ToolCall::new(id, name, arguments)),
-            },
-            out,
-        );
+        for event in whole_tool_call_events(content_index, id, name, arguments, None) {
+            self.emit(event, out);
+        }
     }
 
     /// Emits the end event of the open text or thinking block.
@@ -301,7 +276,7 @@ fn error_message(error: Value) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use clawloop_core::message::ThinkingContent;
+    use clawloop_core::message::{ThinkingContent, ToolCall};
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
