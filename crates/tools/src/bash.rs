@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::args_schema::parameters_schema;
+use crate::args_schema::{parameters_schema, parse_args};
 use crate::js_format;
 use crate::truncate::{
     TruncatedBy, TruncationOptions, TruncationResult, format_size, truncate_tail,
@@ -222,8 +222,7 @@ impl Tool for BashTool {
         on_update: ToolUpdate,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         Box::pin(async move {
-            let args: BashArgs = serde_json::from_value(args)
-                .map_err(|err| ToolError::InvalidArguments(err.to_string()))?;
+            let args: BashArgs = parse_args(args)?;
             self.run(args, ctx, cancel, on_update).await
         })
     }

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::args_schema::parameters_schema;
+use crate::args_schema::{parameters_schema, parse_args};
 use crate::fs_error::{node_error, node_message_no_path};
 use crate::workspace::resolve_for_write;
 use diff::{DEFAULT_CONTEXT_LINES, generate_diff_string};
@@ -212,8 +212,7 @@ impl Tool for EditTool {
         _on_update: ToolUpdate,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         Box::pin(async move {
-            let args: EditArgs = serde_json::from_value(args)
-                .map_err(|err| ToolError::InvalidArguments(err.to_string()))?;
+            let args: EditArgs = parse_args(args)?;
             self.edit(&args, ctx, &cancel).await
         })
     }

@@ -10,15 +10,14 @@ pub(crate) mod walker;
 
 use std::path::Path;
 
-use clawloop_core::message::ContentBlock;
 use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult, ToolUpdate};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::args_schema::parameters_schema;
-use crate::truncate::{TruncationOptions, byte_limit_notice, notices_suffix, truncate_head};
+use crate::args_schema::{parameters_schema, parse_args};
+use crate::truncate::{TruncationOptions, byte_limit_notice, result_with_notices, truncate_head};
 use crate::workspace;
 use glob::FindGlob;
 use walker::walker;
@@ -181,12 +180,7 @@ fn render(found: &[String], limit: u64, ctx: &ToolContext) -> ToolResult {
             serde_json::to_value(&truncation).unwrap_or(Value::Null),
         );
     }
-    let text = format!("{}{}", truncation.content, notices_suffix(&notices));
-    ToolResult {
-        content: vec![ContentBlock::text(text)],
-        details: (!details.is_empty()).then_some(Value::Object(details)),
-        is_error: false,
-    }
+    result_with_notices(&truncation.content, &notices, details)
 }
 
 impl Tool for FindTool {
@@ -219,8 +213,7 @@ impl Tool for FindTool {
         _on_update: ToolUpdate,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         Box::pin(async move {
-            let args: FindArgs = serde_json::from_value(args)
-                .map_err(|err| ToolError::InvalidArguments(err.to_string()))?;
+            let args: FindArgs = parse_args(args)?;
             self.run(args, ctx, cancel).await
         })
     }

@@ -10,16 +10,15 @@ mod search;
 
 use std::path::PathBuf;
 
-use clawloop_core::message::ContentBlock;
 use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult, ToolUpdate};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::args_schema::parameters_schema;
+use crate::args_schema::{parameters_schema, parse_args};
 use crate::truncate::{
-    GREP_MAX_LINE_LENGTH, TruncationOptions, byte_limit_notice, notices_suffix, truncate_head,
+    GREP_MAX_LINE_LENGTH, TruncationOptions, byte_limit_notice, result_with_notices, truncate_head,
 };
 use crate::workspace;
 use format::format_blocks;
@@ -183,12 +182,7 @@ fn render(found: &Found, blocks: format::Blocks, limit: u64, ctx: &ToolContext) 
         ));
         details.insert("linesTruncated".into(), Value::Bool(true));
     }
-    let text = format!("{}{}", truncation.content, notices_suffix(&notices));
-    ToolResult {
-        content: vec![ContentBlock::text(text)],
-        details: (!details.is_empty()).then_some(Value::Object(details)),
-        is_error: false,
-    }
+    result_with_notices(&truncation.content, &notices, details)
 }
 
 impl Tool for GrepTool {
@@ -221,8 +215,7 @@ impl Tool for GrepTool {
         _on_update: ToolUpdate,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         Box::pin(async move {
-            let args: GrepArgs = serde_json::from_value(args)
-                .map_err(|err| ToolError::InvalidArguments(err.to_string()))?;
+            let args: GrepArgs = parse_args(args)?;
             self.run(args, ctx, cancel).await
         })
     }

@@ -11,10 +11,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::args_schema::{js_number, parameters_schema};
+use crate::args_schema::{js_number, parameters_schema, parse_args};
 use crate::fs_error::node_message;
 use crate::js_format;
-use crate::truncate::{TruncationOptions, byte_limit_notice, notices_suffix, truncate_head};
+use crate::truncate::{TruncationOptions, byte_limit_notice, result_with_notices, truncate_head};
 use crate::workspace::resolve_path;
 use collate::compare_names;
 
@@ -124,11 +124,7 @@ impl LsTool {
             })?;
             details.insert("truncation".to_owned(), value);
         }
-        let text = format!("{}{}", truncation.content, notices_suffix(&notices));
-        Ok(ToolResult {
-            details: (!details.is_empty()).then_some(Value::Object(details)),
-            ..ToolResult::text(text)
-        })
+        Ok(result_with_notices(&truncation.content, &notices, details))
     }
 }
 
@@ -229,8 +225,7 @@ impl Tool for LsTool {
         _on_update: ToolUpdate,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         Box::pin(async move {
-            let args: LsArgs = serde_json::from_value(args)
-                .map_err(|err| ToolError::InvalidArguments(err.to_string()))?;
+            let args: LsArgs = parse_args(args)?;
             self.ls(&args, ctx, &cancel).await
         })
     }

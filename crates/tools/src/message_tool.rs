@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::args_schema::parse_args;
 use crate::schema::generate;
 
 /// The tool's name.
@@ -135,8 +136,7 @@ impl Tool for MessageTool {
             if cancel.is_cancelled() {
                 return Err(ToolError::Aborted);
             }
-            let args: MessageArgs = serde_json::from_value(args)
-                .map_err(|err| ToolError::InvalidArguments(err.to_string()))?;
+            let args: MessageArgs = parse_args(args)?;
             // OpenClaw reads `content ?? message`; `message` is the documented name, so it wins
             // when both are given.
             let text = args

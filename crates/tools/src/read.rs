@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::args_schema::{js_number, parameters_schema};
+use crate::args_schema::{js_number, parameters_schema, parse_args};
 use crate::fs_error::{node_message, node_message_no_path};
 use crate::js_format;
 use crate::truncate::{TruncationOptions, TruncationResult, format_size, truncate_head};
@@ -249,8 +249,7 @@ impl Tool for ReadTool {
         _on_update: ToolUpdate,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         Box::pin(async move {
-            let args: ReadArgs = serde_json::from_value(args)
-                .map_err(|err| ToolError::InvalidArguments(err.to_string()))?;
+            let args: ReadArgs = parse_args(args)?;
             self.read(&args, ctx, &cancel).await
         })
     }

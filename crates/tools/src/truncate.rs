@@ -4,8 +4,9 @@
 //! Lines are what `split("\n")` gives (so a trailing newline counts as one more, empty, line);
 //! bytes are UTF-8 bytes including the newlines that join kept lines.
 
-use clawloop_core::tool::ToolLimits;
+use clawloop_core::tool::{ToolLimits, ToolResult};
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// pi's `DEFAULT_MAX_LINES`.
 pub const DEFAULT_MAX_LINES: usize = 2000;
@@ -273,6 +274,19 @@ pub fn notices_suffix(notices: &[String]) -> String {
         String::new()
     } else {
         format!("\n\n[{}]", notices.join(". "))
+    }
+}
+
+/// The result of `grep`, `find` and `ls`: `content` with its [`notices_suffix`], and `details`
+/// unless there are none.
+pub(crate) fn result_with_notices(
+    content: &str,
+    notices: &[String],
+    details: Map<String, Value>,
+) -> ToolResult {
+    ToolResult {
+        details: (!details.is_empty()).then_some(Value::Object(details)),
+        ..ToolResult::text(format!("{content}{}", notices_suffix(notices)))
     }
 }
 

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::args_schema::parameters_schema;
+use crate::args_schema::{parameters_schema, parse_args};
 use crate::fs_error::node_error;
 use crate::workspace::resolve_for_write;
 
@@ -106,8 +106,7 @@ impl Tool for WriteTool {
         _on_update: ToolUpdate,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         Box::pin(async move {
-            let args: WriteArgs = serde_json::from_value(args)
-                .map_err(|err| ToolError::InvalidArguments(err.to_string()))?;
+            let args: WriteArgs = parse_args(args)?;
             self.write(&args, ctx, &cancel).await
         })
     }

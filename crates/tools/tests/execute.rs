@@ -20,7 +20,9 @@ use clawloop_core::tool::{
 use clawloop_tools::call_hooks::{
     AfterToolCall, AfterToolCallOutcome, BeforeToolCall, BeforeToolCallOutcome, ToolCallHooks,
 };
-use clawloop_tools::execute::{EventSink, ExecutionMode, SteeringPoll, ToolExecutor};
+use clawloop_tools::execute::{
+    EventSink, ExecutionMode, ExecutionOutcome, SteeringPoll, ToolExecutor,
+};
 use clawloop_tools::registry::ToolRegistry;
 use pretty_assertions::assert_eq;
 use serde_json::{Map, Value, json};
@@ -189,6 +191,12 @@ fn ctx() -> ToolContext {
     ToolContext::new("/ws")
 }
 
+/// Runs `calls` in [`ctx`] with a fresh cancellation token, recording the events in `rec`.
+async fn run(exec: &ToolExecutor, calls: &[ToolCall], rec: &Recorder) -> ExecutionOutcome {
+    exec.execute(calls, &ctx(), &CancellationToken::new(), &rec.sink())
+        .await
+}
+
 #[tokio::test]
 async fn parallel_calls_run_concurrently_and_finish_in_call_order() {
     let exec = executor(vec![sleeper()]);
@@ -199,9 +207,7 @@ async fn parallel_calls_run_concurrently_and_finish_in_call_order() {
         call("c3", "sleep", json!({"text": "three", "ms": 400})),
     ];
     let started = Instant::now();
-    let outcome = exec
-        .execute(&calls, &ctx(), &CancellationToken::new(), &rec.sink())
-        .await;
+    let outcome = run(&exec, &calls, &rec).await;
     assert!(
         started.elapsed() < Duration::from_millis(750),
         "calls ran one after another: {:?}",
@@ -256,9 +262,7 @@ async fn immediate_failures_are_finalized_before_executed_results_in_parallel_mo
         call("c2", "nope", json!({})),
         call("c3", "sleep", json!({"text": 5, "ms": "fast"})),
     ];
-    let outcome = exec
-        .execute(&calls, &ctx(), &CancellationToken::new(), &rec.sink())
-        .await;
+    let outcome = run(&exec, &calls, &rec).await;
     let invalid = "Validation failed for tool \"sleep\":\n  - ms: must be integer\n\n\
                    Received arguments:\n{\n  \"text\": 5,\n  \"ms\": \"fast\"\n}";
     assert_eq!(
@@ -292,11 +296,10 @@ async fn arguments_reach_the_tool_coerced() {
         sink.lock().unwrap().push(args);
         async { Ok(ToolResult::text("ok")) }
     })]);
-    exec.execute(
+    run(
+        &exec,
         &[call("c1", "probe", json!({"text": 12, "ms": "7"}))],
-        &ctx(),
-        &CancellationToken::new(),
-        &Recorder::default().sink(),
+        &Recorder::default(),
     )
     .await;
     assert_eq!(*seen.lock().unwrap(), vec![json!({"text": "12", "ms": 7})]);
@@ -326,9 +329,7 @@ async fn sequential_mode_runs_one_call_at_a_time() {
         call("c2", "missing", json!({})),
         call("c3", "one", json!({"text": "c"})),
     ];
-    let outcome = exec
-        .execute(&calls, &ctx(), &CancellationToken::new(), &rec.sink())
-        .await;
+    let outcome = run(&exec, &calls, &rec).await;
     assert_eq!(max.load(Ordering::SeqCst), 1);
     assert_eq!(
         summary(&outcome.results),
@@ -377,9 +378,7 @@ async fn steering_skips_the_remaining_calls_in_sequential_mode() {
         call("c2", "sleep", json!({"text": "b"})),
         call("c3", "sleep", json!({"text": "c"})),
     ];
-    let outcome = exec
-        .execute(&calls, &ctx(), &CancellationToken::new(), &rec.sink())
-        .await;
+    let outcome = run(&exec, &calls, &rec).await;
     let skipped = "Skipped due to queued user message.";
     assert_eq!(
         summary(&outcome.results),
@@ -422,9 +421,7 @@ async fn steering_skips_prepared_and_remaining_calls_in_parallel_mode() {
         call("c2", "count", json!({})),
         call("c3", "count", json!({})),
     ];
-    let outcome = exec
-        .execute(&calls, &ctx(), &CancellationToken::new(), &rec.sink())
-        .await;
+    let outcome = run(&exec, &calls, &rec).await;
     let skipped = "Skipped due to queued user message.";
     assert_eq!(ran.load(Ordering::SeqCst), 0);
     assert_eq!(
@@ -458,14 +455,7 @@ async fn steering_after_parallel_execution_is_returned() {
         call("c1", "sleep", json!({"text": "a"})),
         call("c2", "sleep", json!({"text": "b"})),
     ];
-    let outcome = exec
-        .execute(
-            &calls,
-            &ctx(),
-            &CancellationToken::new(),
-            &Recorder::default().sink(),
-        )
-        .await;
+    let outcome = run(&exec, &calls, &Recorder::default()).await;
     assert_eq!(
         summary(&outcome.results),
         owned(&[("c1", false, "a"), ("c2", false, "b")])
@@ -540,14 +530,7 @@ async fn hooks_block_rewrite_and_replace_results() {
         call("patch", "sleep", json!({"text": "patch"})),
         call("keep", "sleep", json!({"text": "keep"})),
     ];
-    let outcome = exec
-        .execute(
-            &calls,
-            &ctx(),
-            &CancellationToken::new(),
-            &Recorder::default().sink(),
-        )
-        .await;
+    let outcome = run(&exec, &calls, &Recorder::default()).await;
     assert_eq!(
         summary(&outcome.results),
         owned(&[
@@ -577,13 +560,7 @@ async fn updates_stream_between_start_and_end_with_the_original_arguments() {
         }
     })]);
     let rec = Recorder::default();
-    exec.execute(
-        &[call("c1", "stream", json!({"ms": "3"}))],
-        &ctx(),
-        &CancellationToken::new(),
-        &rec.sink(),
-    )
-    .await;
+    run(&exec, &[call("c1", "stream", json!({"ms": "3"}))], &rec).await;
     // An update after the end (from a task the tool left behind) is dropped.
     let late = leaked.lock().unwrap().take().unwrap();
     late(AgentToolResult::text("late"));
@@ -616,14 +593,7 @@ async fn tool_errors_and_panics_become_error_results() {
         call("c2", "panics", json!({})),
         call("c3", "soft", json!({})),
     ];
-    let outcome = exec
-        .execute(
-            &calls,
-            &ctx(),
-            &CancellationToken::new(),
-            &Recorder::default().sink(),
-        )
-        .await;
+    let outcome = run(&exec, &calls, &Recorder::default()).await;
     assert_eq!(
         summary(&outcome.results),
         owned(&[
@@ -685,11 +655,10 @@ fn without_a_runtime_tools_run_inline() {
     let exec = executor(vec![fake("sync", |_a, _c, _u| async {
         Ok(ToolResult::text("inline"))
     })]);
-    let outcome = futures_lite_block_on(exec.execute(
+    let outcome = futures_lite_block_on(run(
+        &exec,
         &[call("c1", "sync", json!({}))],
-        &ctx(),
-        &CancellationToken::new(),
-        &Recorder::default().sink(),
+        &Recorder::default(),
     ));
     assert_eq!(summary(&outcome.results), owned(&[("c1", false, "inline")]));
 }
@@ -764,14 +733,7 @@ async fn core_plugin_hooks_adapt_to_the_executor() {
         call("c1", "sleep", json!({"text": "deny"})),
         call("c2", "sleep", json!({"text": "swap"})),
     ];
-    let outcome = exec
-        .execute(
-            &calls,
-            &ctx(),
-            &CancellationToken::new(),
-            &Recorder::default().sink(),
-        )
-        .await;
+    let outcome = run(&exec, &calls, &Recorder::default()).await;
     assert_eq!(
         summary(&outcome.results),
         owned(&[("c1", true, "denied by plugin"), ("c2", false, "swapped")])

@@ -12,7 +12,10 @@ use std::sync::Arc;
 use clawloop_core::message::ContentBlock;
 use clawloop_core::tool::{Tool, ToolContext, ToolError, ToolResult};
 use clawloop_tools::grep::GrepTool;
-use common::{git_working_tree_entries, repo_root, run_tool, text_result, workspace_with};
+use common::{
+    abort_during_the_walk, git_working_tree_entries, repo_root, run_tool, text_result,
+    workspace_with,
+};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -242,29 +245,7 @@ async fn an_abort_before_the_start_is_operation_aborted() {
 
 #[tokio::test]
 async fn an_abort_during_the_walk_ends_the_call_with_operation_aborted() {
-    let files: Vec<(String, &str)> = (0..500)
-        .map(|i| (format!("d{}/f{i}.txt", i % 20), "hay\nneedle\n"))
-        .collect();
-    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), *c)).collect();
-    let (_dir, ctx) = workspace_with(&refs);
-    let cancel = CancellationToken::new();
-    let tool = GrepTool::new();
-    let call = tool.execute(
-        "c",
-        json!({"pattern": "needle"}),
-        &ctx,
-        cancel.clone(),
-        Arc::new(|_| {}),
-    );
-    tokio::pin!(call);
-    // One poll starts the walk on a blocking thread; the abort then wins over its result.
-    tokio::select! {
-        biased;
-        result = &mut call => panic!("finished before the abort: {result:?}"),
-        () = std::future::ready(()) => {}
-    }
-    cancel.cancel();
-    let err = call.await.unwrap_err();
+    let err = abort_during_the_walk(&GrepTool::new(), json!({"pattern": "needle"})).await;
     assert!(matches!(err, ToolError::Aborted));
     assert_eq!(err.to_string(), "Operation aborted");
 }

@@ -87,6 +87,14 @@ impl Scribe {
         let r = self.session.append_message(message);
         self.note(r)
     }
+
+    /// Closes the session at `path` and hands back the ids of the entries written.
+    fn close(self, path: &Path) -> Result<Written, String> {
+        self.session
+            .close()
+            .map_err(|e| format!("clawloop could not close {}: {e}", path.display()))?;
+        Ok(Written { ids: self.ids })
+    }
 }
 
 fn options(clock: &ManualClock, cwd: &str) -> SessionOptions {
@@ -318,11 +326,7 @@ pub fn write_session(path: &Path) -> Result<Written, String> {
     let r = s.session.append_session_info("   ");
     s.note(r)?;
 
-    let ids = s.ids;
-    s.session
-        .close()
-        .map_err(|e| format!("clawloop could not close {}: {e}", path.display()))?;
-    Ok(Written { ids })
+    s.close(path)
 }
 
 /// Opens a session pi wrote (under the write lock, as a runtime does) and appends a turn: a
@@ -373,9 +377,5 @@ pub fn append_turn(path: &Path, label_target: &str) -> Result<Written, String> {
     s.tick();
     let r = s.session.append_session_info("renamed by clawloop");
     s.note(r)?;
-    let ids = s.ids;
-    s.session
-        .close()
-        .map_err(|e| format!("clawloop could not close {}: {e}", path.display()))?;
-    Ok(Written { ids })
+    s.close(path)
 }

@@ -50,6 +50,28 @@ pub fn workspace_with(files: &[(&str, &str)]) -> (TempDir, ToolContext) {
     (dir, ctx)
 }
 
+/// Starts `tool` on `args` in a workspace of 500 files over 20 directories, lets it take one
+/// step (which starts the walk on a blocking thread), aborts it, and returns the error the call
+/// ends with.
+pub async fn abort_during_the_walk(tool: &dyn Tool, args: Value) -> ToolError {
+    let files: Vec<(String, &str)> = (0..500)
+        .map(|i| (format!("d{}/f{i}.txt", i % 20), "hay\nneedle\n"))
+        .collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), *c)).collect();
+    let (_dir, ctx) = workspace_with(&refs);
+    let cancel = CancellationToken::new();
+    let call = tool.execute("c", args, &ctx, cancel.clone(), Arc::new(|_| {}));
+    tokio::pin!(call);
+    // One poll starts the walk on a blocking thread; the abort then wins over its result.
+    tokio::select! {
+        biased;
+        result = &mut call => panic!("finished before the abort: {result:?}"),
+        () = std::future::ready(()) => {}
+    }
+    cancel.cancel();
+    call.await.unwrap_err()
+}
+
 /// The repository root: two levels above this crate.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
