@@ -54,9 +54,11 @@
 
 pub mod anthropic_messages;
 pub mod api_key;
+mod call_id;
 pub mod catalog;
 pub mod google_generative_ai;
 pub mod ollama;
+mod open_block;
 pub mod openai_completions;
 pub mod openai_responses;
 pub mod replay;

@@ -1,9 +1,9 @@
 //! Tool calls that arrive whole, not streamed (Gemini `functionCall` parts, Ollama
 //! `tool_calls`): pi reports each as start, the arguments JSON as one delta, and end.
 
-use clawloop_core::AssistantMessageEvent as Event;
 use clawloop_core::message::ToolCall;
 use clawloop_core::stream_event::parse_streaming_json;
+use clawloop_core::{AssistantMessage, AssistantMessageEvent as Event};
 use serde_json::{Map, Value};
 
 /// The call's arguments as an object: an object as it is, a JSON string parsed leniently,
@@ -16,6 +16,19 @@ pub(crate) fn object_arguments(raw: Option<Value>) -> Value {
             _ => Value::Object(Map::new()),
         },
         _ => Value::Object(Map::new()),
+    }
+}
+
+/// The call's id: the provided one unless empty or already taken by a call in `message`,
+/// else `fresh()`.
+pub(crate) fn unique_id(
+    message: &AssistantMessage,
+    provided: Option<String>,
+    fresh: impl FnOnce() -> String,
+) -> String {
+    match provided.filter(|id| !id.is_empty()) {
+        Some(id) if !message.tool_calls().any(|c| c.id == id) => id,
+        _ => fresh(),
     }
 }
 

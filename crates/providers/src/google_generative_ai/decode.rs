@@ -20,8 +20,9 @@ use serde_json::Value;
 use super::call_id::CallIdSource;
 use super::finish_reason::{FinishOutcome, map_finish_reason};
 use super::usage::UsageMetadata;
+use crate::open_block::{OpenBlock, close_open, emit, push_text};
 use crate::transport::json_error_message;
-use crate::whole_tool_call::{object_arguments, whole_tool_call_events};
+use crate::whole_tool_call::{object_arguments, unique_id, whole_tool_call_events};
 
 type Event = AssistantMessageEvent;
 
@@ -90,14 +91,6 @@ struct PromptFeedback {
     block_reason_message: Option<String>,
 }
 
-/// The text or thinking block being streamed, with the last non-empty signature seen for it.
-#[derive(Debug, Clone)]
-struct Open {
-    index: usize,
-    thinking: bool,
-    signature: Option<String>,
-}
-
 /// Why a stream failed while decoding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodeError(pub String);
@@ -108,7 +101,7 @@ pub struct DecodeError(pub String);
 pub struct ChunkDecoder {
     builder: AssistantMessageBuilder,
     prices: ModelCost,
-    open: Option<Open>,
+    open: Option<OpenBlock>,
     finish_reason: Option<String>,
     finish_message: Option<String>,
     blocked: Option<String>,
@@ -190,11 +183,6 @@ impl ChunkDecoder {
         Ok(())
     }
 
-    fn emit(&mut self, event: Event, out: &mut Vec<Event>) {
-        self.builder.apply(&event);
-        out.push(event);
-    }
-
     fn on_part(&mut self, part: Part, out: &mut Vec<Event>) {
         let signature = part.thought_signature.filter(|s| !s.is_empty());
         if let Some(text) = part.text {
@@ -216,43 +204,7 @@ impl ChunkDecoder {
         signature: Option<String>,
         out: &mut Vec<Event>,
     ) {
-        let index = match &self.open {
-            Some(open) if open.thinking == thinking => open.index,
-            _ => {
-                self.close_open(out);
-                let index = self.builder.message().content.len();
-                let start = if thinking {
-                    Event::ThinkingStart {
-                        content_index: index,
-                    }
-                } else {
-                    Event::TextStart {
-                        content_index: index,
-                    }
-                };
-                self.emit(start, out);
-                self.open = Some(Open {
-                    index,
-                    thinking,
-                    signature: None,
-                });
-                index
-            }
-        };
-        if !text.is_empty() {
-            let delta = if thinking {
-                Event::ThinkingDelta {
-                    content_index: index,
-                    delta: text,
-                }
-            } else {
-                Event::TextDelta {
-                    content_index: index,
-                    delta: text,
-                }
-            };
-            self.emit(delta, out);
-        }
+        let index = push_text(&mut self.builder, &mut self.open, thinking, text, out);
         if let (Some(signature), Some(open)) = (signature, self.open.as_mut()) {
             open.signature = Some(signature.clone());
             match self.builder.message_mut().content.get_mut(index) {
@@ -271,49 +223,14 @@ impl ChunkDecoder {
         signature: Option<String>,
         out: &mut Vec<Event>,
     ) {
-        self.close_open(out);
+        close_open(&mut self.builder, &mut self.open, out);
         let name = call.name.unwrap_or_default();
-        let provided = call.id.filter(|id| !id.is_empty());
-        let duplicate = |id: &str| self.builder.message().tool_calls().any(|c| c.id == id);
-        let id = match provided {
-            Some(id) if !duplicate(&id) => id,
-            _ => self.ids.next_id(&name),
-        };
+        let id = unique_id(self.builder.message(), call.id, || self.ids.next_id(&name));
         let arguments = object_arguments(call.args);
         let content_index = self.builder.message().content.len();
         for event in whole_tool_call_events(content_index, id, name, arguments, signature) {
-            self.emit(event, out);
+            emit(&mut self.builder, event, out);
         }
-    }
-
-    /// Emits the end event of the open text or thinking block.
-    fn close_open(&mut self, out: &mut Vec<Event>) {
-        let Some(open) = self.open.take() else {
-            return;
-        };
-        let block = self.builder.message().content.get(open.index);
-        let event = if open.thinking {
-            let content = match block {
-                Some(ContentBlock::Thinking(t)) => t.thinking.clone(),
-                _ => String::new(),
-            };
-            Event::ThinkingEnd {
-                content_index: open.index,
-                content,
-                content_signature: open.signature,
-            }
-        } else {
-            let content = block
-                .and_then(ContentBlock::as_text)
-                .unwrap_or_default()
-                .to_owned();
-            Event::TextEnd {
-                content_index: open.index,
-                content,
-                content_signature: open.signature,
-            }
-        };
-        self.emit(event, out);
     }
 
     /// Ends a stream that reached its end: the open block is closed and the terminal event
@@ -328,7 +245,7 @@ impl ChunkDecoder {
             self.fail(StopReason::Error, STREAM_ENDED_BEFORE_COMPLETION, out);
             return;
         };
-        self.close_open(out);
+        close_open(&mut self.builder, &mut self.open, out);
         if self.builder.message().tool_calls().next().is_some() {
             out.push(self.builder.finish(StopReason::ToolUse));
             return;

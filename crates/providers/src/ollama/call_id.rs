@@ -7,59 +7,28 @@
 //! between responses (each line carries its `created_at`), so ids stay unique across the turns
 //! of a conversation, which providers a conversation may be replayed to require.
 
-/// A running FNV-1a hash over the chunks of one response.
-#[derive(Debug, Clone)]
-pub struct CallIdSource {
-    hash: u64,
-    counter: u64,
-}
+use crate::call_id::HashedIds;
 
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-
-impl Default for CallIdSource {
-    fn default() -> Self {
-        CallIdSource {
-            hash: FNV_OFFSET,
-            counter: 0,
-        }
-    }
-}
+/// A running hash over the chunks of one response.
+#[derive(Debug, Clone, Default)]
+pub struct CallIdSource(HashedIds);
 
 impl CallIdSource {
     /// Mixes one received chunk into the hash.
     pub fn absorb(&mut self, chunk: &str) {
-        for byte in chunk.bytes() {
-            self.hash ^= u64::from(byte);
-            self.hash = self.hash.wrapping_mul(FNV_PRIME);
-        }
+        self.0.absorb(chunk);
     }
 
     /// The next id: `ollama_call_<hash in base36>_<n>`, `n` counting from 1.
     pub fn next_id(&mut self) -> String {
-        self.counter += 1;
-        format!("ollama_call_{}_{}", base36(self.hash), self.counter)
+        self.0.next_id("ollama_call")
     }
-}
-
-fn base36(mut n: u64) -> String {
-    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut out = Vec::new();
-    loop {
-        // `n % 36 < 36`, so the index is in range.
-        out.push(DIGITS[(n % 36) as usize]);
-        n /= 36;
-        if n == 0 {
-            break;
-        }
-    }
-    out.reverse();
-    String::from_utf8(out).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::call_id::base36;
 
     #[test]
     fn deterministic_per_response_and_distinct_between_responses() {

@@ -6,7 +6,6 @@
 //! stream with that error. The decoder is pure (no I/O); every event it emits is applied to an
 //! [`AssistantMessageBuilder`], which owns the message and produces the terminal event.
 
-use clawloop_core::message::ContentBlock;
 use clawloop_core::stream_event::STREAM_ENDED_BEFORE_COMPLETION;
 use clawloop_core::{
     AssistantMessage, AssistantMessageBuilder, AssistantMessageEvent, ModelCost, StopReason,
@@ -17,8 +16,9 @@ use serde_json::Value;
 use super::call_id::CallIdSource;
 use super::done_reason::map_done_reason;
 use super::usage::OllamaCounts;
+use crate::open_block::{OpenBlock, close_open, emit, push_text};
 use crate::transport::json_error_message;
-use crate::whole_tool_call::{object_arguments, whole_tool_call_events};
+use crate::whole_tool_call::{object_arguments, unique_id, whole_tool_call_events};
 
 type Event = AssistantMessageEvent;
 
@@ -69,13 +69,6 @@ struct WireFunction {
     arguments: Option<Value>,
 }
 
-/// The text or thinking block being streamed.
-#[derive(Debug, Clone, Copy)]
-struct Open {
-    index: usize,
-    thinking: bool,
-}
-
 /// Why a stream failed while decoding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodeError(pub String);
@@ -86,7 +79,7 @@ pub struct DecodeError(pub String);
 pub struct ChunkDecoder {
     builder: AssistantMessageBuilder,
     prices: ModelCost,
-    open: Option<Open>,
+    open: Option<OpenBlock>,
     done: bool,
     done_reason: Option<String>,
     /// Ids for calls that come without one.
@@ -156,94 +149,24 @@ impl ChunkDecoder {
         Ok(())
     }
 
-    fn emit(&mut self, event: Event, out: &mut Vec<Event>) {
-        self.builder.apply(&event);
-        out.push(event);
-    }
-
     fn on_text(&mut self, thinking: bool, text: String, out: &mut Vec<Event>) {
-        let index = match self.open {
-            Some(open) if open.thinking == thinking => open.index,
-            _ => {
-                self.close_open(out);
-                let index = self.builder.message().content.len();
-                let start = if thinking {
-                    Event::ThinkingStart {
-                        content_index: index,
-                    }
-                } else {
-                    Event::TextStart {
-                        content_index: index,
-                    }
-                };
-                self.emit(start, out);
-                self.open = Some(Open { index, thinking });
-                index
-            }
-        };
-        let delta = if thinking {
-            Event::ThinkingDelta {
-                content_index: index,
-                delta: text,
-            }
-        } else {
-            Event::TextDelta {
-                content_index: index,
-                delta: text,
-            }
-        };
-        self.emit(delta, out);
+        push_text(&mut self.builder, &mut self.open, thinking, text, out);
     }
 
     /// A whole call: start, the arguments JSON as one delta, end. Without an id from the
     /// server (or with a repeated one) the id is `ollama_call_<hash>_<n>` (see `call_id`).
     fn on_tool_call(&mut self, call: WireToolCall, out: &mut Vec<Event>) {
-        self.close_open(out);
+        close_open(&mut self.builder, &mut self.open, out);
         let (name, arguments) = match call.function {
             Some(f) => (f.name.unwrap_or_default(), f.arguments),
             None => (String::new(), None),
         };
-        let provided = call.id.filter(|id| !id.is_empty());
-        let duplicate = |id: &str| self.builder.message().tool_calls().any(|c| c.id == id);
-        let id = match provided {
-            Some(id) if !duplicate(&id) => id,
-            _ => self.ids.next_id(),
-        };
+        let id = unique_id(self.builder.message(), call.id, || self.ids.next_id());
         let arguments = object_arguments(arguments);
         let content_index = self.builder.message().content.len();
         for event in whole_tool_call_events(content_index, id, name, arguments, None) {
-            self.emit(event, out);
+            emit(&mut self.builder, event, out);
         }
-    }
-
-    /// Emits the end event of the open text or thinking block.
-    fn close_open(&mut self, out: &mut Vec<Event>) {
-        let Some(open) = self.open.take() else {
-            return;
-        };
-        let block = self.builder.message().content.get(open.index);
-        let event = if open.thinking {
-            let content = match block {
-                Some(ContentBlock::Thinking(t)) => t.thinking.clone(),
-                _ => String::new(),
-            };
-            Event::ThinkingEnd {
-                content_index: open.index,
-                content,
-                content_signature: None,
-            }
-        } else {
-            let content = block
-                .and_then(ContentBlock::as_text)
-                .unwrap_or_default()
-                .to_owned();
-            Event::TextEnd {
-                content_index: open.index,
-                content,
-                content_signature: None,
-            }
-        };
-        self.emit(event, out);
     }
 
     /// Ends a stream that reached its end: the open block is closed and the terminal event
@@ -254,7 +177,7 @@ impl ChunkDecoder {
             self.fail(StopReason::Error, STREAM_ENDED_BEFORE_COMPLETION, out);
             return;
         }
-        self.close_open(out);
+        close_open(&mut self.builder, &mut self.open, out);
         let reason = map_done_reason(self.done_reason.as_deref());
         out.push(self.builder.finish(reason));
     }
@@ -276,7 +199,7 @@ fn error_message(error: Value) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use clawloop_core::message::{ThinkingContent, ToolCall};
+    use clawloop_core::message::{ContentBlock, ThinkingContent, ToolCall};
     use pretty_assertions::assert_eq;
     use serde_json::json;
 

@@ -72,37 +72,8 @@ pub fn replay_message_id(signature: Option<&TextSignature>, message_index: usize
     }
 }
 
-/// pi's `shortHash` (two 32-bit multiply-xor lanes over UTF-16 code units, printed in base 36),
-/// bit for bit, so a shortened id is the same one pi would send.
-pub fn short_hash(text: &str) -> String {
-    let mut h1: u32 = 0xdead_beef;
-    let mut h2: u32 = 0x41c6_ce57;
-    for unit in text.encode_utf16() {
-        let unit = u32::from(unit);
-        h1 = (h1 ^ unit).wrapping_mul(2_654_435_761);
-        h2 = (h2 ^ unit).wrapping_mul(1_597_334_677);
-    }
-    h1 = (h1 ^ (h1 >> 16)).wrapping_mul(2_246_822_507)
-        ^ (h2 ^ (h2 >> 13)).wrapping_mul(3_266_489_909);
-    h2 = (h2 ^ (h2 >> 16)).wrapping_mul(2_246_822_507)
-        ^ (h1 ^ (h1 >> 13)).wrapping_mul(3_266_489_909);
-    format!("{}{}", base36(h2), base36(h1))
-}
-
-fn base36(mut n: u32) -> String {
-    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut out = Vec::new();
-    loop {
-        out.push(DIGITS[(n % 36) as usize]);
-        n /= 36;
-        if n == 0 {
-            break;
-        }
-    }
-    out.reverse();
-    // Only ASCII digits were pushed.
-    String::from_utf8(out).unwrap_or_default()
-}
+/// pi's `shortHash`, shared with the tool-call id wrappers.
+pub use crate::wrappers::short_hash;
 
 #[cfg(test)]
 mod tests {
