@@ -15,7 +15,7 @@ use clawloop_core::{
     AgentEvent, AgentMessage, AgentToolResult, AssistantMessageEvent, StopReason, Usage,
 };
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use crate::block_chunker::{BlockChunker, ChunkingOptions};
 use crate::compaction_wait::{CompactionGate, CompactionWait};
@@ -138,6 +138,14 @@ pub struct MessagingToolTarget {
     pub account_id: Option<String>,
     /// The recipient.
     pub to: String,
+}
+
+/// A tool call between its start and its end.
+#[derive(Debug, Default)]
+struct StartedTool {
+    summary: ToolCallSummary,
+    /// The arguments it started with.
+    args: Value,
 }
 
 /// OpenClaw's display form of reasoning: `Reasoning:` then each non-empty line in `_…_`.
@@ -331,10 +339,9 @@ pub struct Subscription<S: SubscriptionSink> {
     // Outputs.
     assistant_texts: Vec<String>,
     tool_metas: Vec<ToolMeta>,
-    tool_summaries: HashMap<String, ToolCallSummary>,
-    tool_start_args: HashMap<String, Value>,
-    /// Calls whose summary was sent (OpenClaw `toolSummaryById`).
-    tool_summaries_sent: HashSet<String>,
+    /// Calls started and not yet ended. A call's verbose summary is sent when it enters (OpenClaw
+    /// `toolSummaryById`), so the keys are also the calls whose summary was sent.
+    started_tools: HashMap<String, StartedTool>,
     last_tool_error: Option<LastToolError>,
 
     // Per-message buffers.
@@ -371,7 +378,6 @@ pub struct Subscription<S: SubscriptionSink> {
     last_block_reply_text: Option<String>,
     reasoning_stream_open: bool,
     assistant_message_index: u32,
-    last_assistant_text_message_index: Option<u32>,
     /// The last assistant text, trimmed at the end. Its normalized form
     /// ([`normalize_text_for_comparison`]) is computed only when a comparison needs it.
     last_assistant_text_trimmed: Option<String>,
@@ -426,9 +432,7 @@ impl<S: SubscriptionSink> Subscription<S> {
             sink,
             assistant_texts: Vec::new(),
             tool_metas: Vec::new(),
-            tool_summaries: HashMap::new(),
-            tool_start_args: HashMap::new(),
-            tool_summaries_sent: HashSet::new(),
+            started_tools: HashMap::new(),
             last_tool_error: None,
             delta_buffer: String::new(),
             block_buffer: String::new(),
@@ -443,7 +447,6 @@ impl<S: SubscriptionSink> Subscription<S> {
             last_block_reply_text: None,
             reasoning_stream_open: false,
             assistant_message_index: 0,
-            last_assistant_text_message_index: None,
             last_assistant_text_trimmed: None,
             assistant_text_baseline: 0,
             suppress_block_chunks: false,
@@ -656,25 +659,29 @@ impl<S: SubscriptionSink> Subscription<S> {
     }
 
     fn reset_message_state(&mut self, baseline: usize) {
+        self.reset_text_buffers();
+        self.reply_directives.reset();
+        self.emitted_assistant_update = false;
+        self.last_block_reply_text = None;
+        self.last_reasoning_sent = None;
+        self.native_reasoning.clear();
+        self.streamed_reasoning = None;
+        self.suppress_block_chunks = false;
+        self.assistant_message_index = self.assistant_message_index.saturating_add(1);
+        self.last_assistant_text_trimmed = None;
+        self.assistant_text_baseline = baseline;
+    }
+
+    /// Clears the streamed text of the message: its buffers, chunker and tag filters.
+    fn reset_text_buffers(&mut self) {
         self.delta_buffer.clear();
         self.block_buffer.clear();
         if let Some(chunker) = self.chunker.as_mut() {
             chunker.reset();
         }
         self.block_filter.reset();
-        self.reply_directives.reset();
         self.reset_visible();
-        self.emitted_assistant_update = false;
-        self.last_block_reply_text = None;
-        self.last_reasoning_sent = None;
-        self.native_reasoning.clear();
-        self.streamed_reasoning = None;
         self.reasoning_stream_open = false;
-        self.suppress_block_chunks = false;
-        self.assistant_message_index = self.assistant_message_index.saturating_add(1);
-        self.last_assistant_text_message_index = None;
-        self.last_assistant_text_trimmed = None;
-        self.assistant_text_baseline = baseline;
     }
 
     fn reset_visible(&mut self) {
@@ -887,6 +894,7 @@ impl<S: SubscriptionSink> Subscription<S> {
             return;
         }
         let prev = previous.len();
+        let should_emit_partial_replies = self.should_emit_partial_replies();
         let cleaned = self.streamed_cleaned.insert(cleaned);
         let delta = cleaned.get(prev..).unwrap_or_default();
         self.sink.on_agent_event(SubscriptionEvent::Assistant {
@@ -894,7 +902,7 @@ impl<S: SubscriptionSink> Subscription<S> {
             delta,
         });
         self.emitted_assistant_update = true;
-        if self.options.reasoning_mode != ReasoningMode::On || self.options.block_replies {
+        if should_emit_partial_replies {
             self.sink.on_partial_reply(cleaned);
         }
     }
@@ -936,15 +944,14 @@ impl<S: SubscriptionSink> Subscription<S> {
 
     // ---- block replies ---------------------------------------------------------------------
 
-    fn remember_assistant_text(&mut self, text: &str) {
-        self.last_assistant_text_message_index = Some(self.assistant_message_index);
+    /// Collects `text` as an assistant text and remembers it as this message's last one.
+    fn record_assistant_text(&mut self, text: &str) {
+        self.assistant_texts.push(text.to_owned());
         set_reusing(&mut self.last_assistant_text_trimmed, js_trim_end(text));
     }
 
     fn should_skip_assistant_text(&self, text: &str) -> bool {
-        if self.last_assistant_text_message_index != Some(self.assistant_message_index) {
-            return false;
-        }
+        // Reset at each message start, so it is always this message's text.
         let Some(last) = self.last_assistant_text_trimmed.as_deref() else {
             return false;
         };
@@ -967,8 +974,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         if text.is_empty() || self.should_skip_assistant_text(text) {
             return;
         }
-        self.assistant_texts.push(text.to_owned());
-        self.remember_assistant_text(text);
+        self.record_assistant_text(text);
     }
 
     fn is_messaging_duplicate(&self, text: &str) -> bool {
@@ -1006,8 +1012,7 @@ impl<S: SubscriptionSink> Subscription<S> {
             return;
         }
         set_reusing(&mut self.last_block_reply_text, chunk);
-        self.assistant_texts.push(chunk.to_owned());
-        self.remember_assistant_text(chunk);
+        self.record_assistant_text(chunk);
         if self.options.block_replies {
             self.emit_chunk_with_directives(chunk);
         }
@@ -1018,17 +1023,29 @@ impl<S: SubscriptionSink> Subscription<S> {
         if !self.options.block_replies {
             return;
         }
-        if let Some(chunker) = self.chunker.as_mut().filter(|c| c.has_buffered()) {
-            let chunks = chunker.drain_to_vec(true);
-            chunker.reset();
-            for c in chunks {
-                self.emit_block_chunk(&c);
-            }
+        if self
+            .chunker
+            .as_ref()
+            .is_some_and(BlockChunker::has_buffered)
+        {
+            self.force_drain_chunker();
             return;
         }
         if !self.block_buffer.is_empty() {
             let buffered = std::mem::take(&mut self.block_buffer);
             self.emit_block_chunk(&buffered);
+        }
+    }
+
+    /// Sends everything the chunker holds as block chunks and resets it.
+    fn force_drain_chunker(&mut self) {
+        let Some(chunker) = self.chunker.as_mut() else {
+            return;
+        };
+        let chunks = chunker.drain_to_vec(true);
+        chunker.reset();
+        for c in chunks {
+            self.emit_block_chunk(&c);
         }
     }
 
@@ -1120,14 +1137,8 @@ impl<S: SubscriptionSink> Subscription<S> {
             {
                 let text =
                     text.get_or_insert_with(|| self.message_end_text(assistant, visible.take()));
-                if !text.is_empty()
-                    && let Some(chunker) = self.chunker.as_mut()
-                {
-                    let chunks = chunker.drain_to_vec(true);
-                    chunker.reset();
-                    for c in chunks {
-                        self.emit_block_chunk(&c);
-                    }
+                if !text.is_empty() {
+                    self.force_drain_chunker();
                 }
             } else {
                 // On a `text_end` channel a message that already sent a block was delivered
@@ -1180,14 +1191,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         }
 
         // Step 8: per-message buffers (the markers that dedupe late text_end events stay).
-        self.delta_buffer.clear();
-        self.block_buffer.clear();
-        if let Some(chunker) = self.chunker.as_mut() {
-            chunker.reset();
-        }
-        self.block_filter.reset();
-        self.reset_visible();
-        self.reasoning_stream_open = false;
+        self.reset_text_buffers();
     }
 
     /// The text `message_end` works with (OpenClaw's `text`): the message's visible text
@@ -1234,8 +1238,7 @@ impl<S: SubscriptionSink> Subscription<S> {
             // later chunks of this message must not add to it.
             if self.assistant_texts.len() > self.assistant_text_baseline {
                 self.assistant_texts.truncate(self.assistant_text_baseline);
-                self.assistant_texts.push(text.to_owned());
-                self.remember_assistant_text(text);
+                self.record_assistant_text(text);
             } else {
                 self.push_assistant_text(text);
             }
@@ -1257,15 +1260,22 @@ impl<S: SubscriptionSink> Subscription<S> {
         let tool_name = normalize_tool_name(raw_name);
         let home = self.options.home_display.as_ref();
         let summary = ToolCallSummary::new(&tool_name, args, home);
-        self.tool_summaries.insert(tool_call_id.to_owned(), summary);
-        self.tool_start_args
-            .insert(tool_call_id.to_owned(), args.clone());
+        let started = StartedTool {
+            summary,
+            args: args.clone(),
+        };
+        let first_start = self
+            .started_tools
+            .insert(tool_call_id.to_owned(), started)
+            .is_none();
         self.sink.on_agent_event(SubscriptionEvent::ToolStart {
             tool_name: &tool_name,
             tool_call_id,
             args,
         });
-        self.emit_tool_summary(tool_call_id, &tool_name);
+        if first_start {
+            self.emit_tool_summary(tool_call_id, &tool_name);
+        }
 
         // Messaging sends are pending until the tool succeeds.
         if is_messaging_send(&tool_name, args, &self.options.channel_messaging_tools) {
@@ -1314,12 +1324,10 @@ impl<S: SubscriptionSink> Subscription<S> {
         let tool_name = normalize_tool_name(raw_name);
         let result_json = serde_json::to_value(result).unwrap_or(Value::Null);
         let is_tool_error = is_error || is_tool_result_error(&result_json);
-        let summary = self.tool_summaries.remove(tool_call_id).unwrap_or_default();
-        self.tool_summaries_sent.remove(tool_call_id);
-        let start_args = self
-            .tool_start_args
-            .remove(tool_call_id)
-            .unwrap_or(Value::Null);
+        let StartedTool {
+            summary,
+            args: start_args,
+        } = self.started_tools.remove(tool_call_id).unwrap_or_default();
         self.tool_metas.push(ToolMeta {
             tool_name: tool_name.clone(),
             meta: summary.meta.clone(),
@@ -1443,9 +1451,7 @@ impl<S: SubscriptionSink> Subscription<S> {
     fn reset_for_compaction_retry(&mut self) {
         self.assistant_texts.clear();
         self.tool_metas.clear();
-        self.tool_summaries.clear();
-        self.tool_start_args.clear();
-        self.tool_summaries_sent.clear();
+        self.started_tools.clear();
         self.last_tool_error = None;
         self.messaging_sent_texts.clear();
         self.messaging_sent_normalized.clear();

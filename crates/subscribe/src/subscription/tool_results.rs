@@ -13,18 +13,16 @@ use crate::tool_display::{format_tool_aggregate, format_tool_output, is_compact_
 use crate::tool_meta::{openclaw_tool_name, tool_result_text};
 
 impl<S: SubscriptionSink> Subscription<S> {
-    /// At verbose `on` or `full`, sends the summary line of a starting call, once per call id
-    /// (until the call ends).
+    /// At verbose `on` or `full`, sends the summary line of a starting call. Called once per
+    /// call id until the call ends (when it first enters `started_tools`).
     pub(super) fn emit_tool_summary(&mut self, tool_call_id: &str, tool_name: &str) {
-        if !self.options.verbose.emits_tool_summaries()
-            || !self.tool_summaries_sent.insert(tool_call_id.to_owned())
-        {
+        if !self.options.verbose.emits_tool_summaries() {
             return;
         }
         let meta = self
-            .tool_summaries
+            .started_tools
             .get(tool_call_id)
-            .and_then(|s| s.meta.as_deref());
+            .and_then(|s| s.summary.meta.as_deref());
         let text = format_tool_aggregate(
             openclaw_tool_name(tool_name),
             meta.as_slice(),

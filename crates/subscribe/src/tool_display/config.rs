@@ -94,6 +94,11 @@ const fn action(
     }
 }
 
+/// An action whose label is its own name (most of them).
+const fn verb(name: &'static str, detail_keys: Option<&'static [&'static str]>) -> ActionSpec {
+    action(name, name, detail_keys)
+}
+
 static TOOLS: &[ToolSpec] = &[
     tool("bash", "🛠️", "Bash", Some(&["command"]), &[]),
     tool("process", "🧰", "Process", Some(&["sessionId"]), &[]),
@@ -113,38 +118,30 @@ static TOOLS: &[ToolSpec] = &[
         "Browser",
         None,
         &[
-            action("status", "status", None),
-            action("start", "start", None),
-            action("stop", "stop", None),
-            action("tabs", "tabs", None),
-            action("open", "open", Some(&["targetUrl"])),
-            action("focus", "focus", Some(&["targetId"])),
-            action("close", "close", Some(&["targetId"])),
-            action(
-                "snapshot",
+            verb("status", None),
+            verb("start", None),
+            verb("stop", None),
+            verb("tabs", None),
+            verb("open", Some(&["targetUrl"])),
+            verb("focus", Some(&["targetId"])),
+            verb("close", Some(&["targetId"])),
+            verb(
                 "snapshot",
                 Some(&["targetUrl", "targetId", "ref", "element", "format"]),
             ),
-            action(
-                "screenshot",
+            verb(
                 "screenshot",
                 Some(&["targetUrl", "targetId", "ref", "element"]),
             ),
-            action("navigate", "navigate", Some(&["targetUrl", "targetId"])),
-            action("console", "console", Some(&["level", "targetId"])),
-            action("pdf", "pdf", Some(&["targetId"])),
-            action(
-                "upload",
+            verb("navigate", Some(&["targetUrl", "targetId"])),
+            verb("console", Some(&["level", "targetId"])),
+            verb("pdf", Some(&["targetId"])),
+            verb(
                 "upload",
                 Some(&["paths", "ref", "inputRef", "element", "targetId"]),
             ),
-            action(
-                "dialog",
-                "dialog",
-                Some(&["accept", "promptText", "targetId"]),
-            ),
-            action(
-                "act",
+            verb("dialog", Some(&["accept", "promptText", "targetId"])),
+            verb(
                 "act",
                 Some(&[
                     "request.kind",
@@ -162,11 +159,11 @@ static TOOLS: &[ToolSpec] = &[
         "Canvas",
         None,
         &[
-            action("present", "present", Some(&["target", "node", "nodeId"])),
-            action("hide", "hide", Some(&["node", "nodeId"])),
-            action("navigate", "navigate", Some(&["url", "node", "nodeId"])),
-            action("eval", "eval", Some(&["javaScript", "node", "nodeId"])),
-            action("snapshot", "snapshot", Some(&["format", "node", "nodeId"])),
+            verb("present", Some(&["target", "node", "nodeId"])),
+            verb("hide", Some(&["node", "nodeId"])),
+            verb("navigate", Some(&["url", "node", "nodeId"])),
+            verb("eval", Some(&["javaScript", "node", "nodeId"])),
+            verb("snapshot", Some(&["format", "node", "nodeId"])),
             action(
                 "a2ui_push",
                 "A2UI push",
@@ -181,16 +178,12 @@ static TOOLS: &[ToolSpec] = &[
         "Nodes",
         None,
         &[
-            action("status", "status", None),
-            action("describe", "describe", Some(&["node", "nodeId"])),
-            action("pending", "pending", None),
-            action("approve", "approve", Some(&["requestId"])),
-            action("reject", "reject", Some(&["requestId"])),
-            action(
-                "notify",
-                "notify",
-                Some(&["node", "nodeId", "title", "body"]),
-            ),
+            verb("status", None),
+            verb("describe", Some(&["node", "nodeId"])),
+            verb("pending", None),
+            verb("approve", Some(&["requestId"])),
+            verb("reject", Some(&["requestId"])),
+            verb("notify", Some(&["node", "nodeId", "title", "body"])),
             action(
                 "camera_snap",
                 "camera snap",
@@ -222,18 +215,17 @@ static TOOLS: &[ToolSpec] = &[
         "Cron",
         None,
         &[
-            action("status", "status", None),
-            action("list", "list", None),
-            action(
-                "add",
+            verb("status", None),
+            verb("list", None),
+            verb(
                 "add",
                 Some(&["job.name", "job.id", "job.schedule", "job.cron"]),
             ),
-            action("update", "update", Some(&["id"])),
-            action("remove", "remove", Some(&["id"])),
-            action("run", "run", Some(&["id"])),
-            action("runs", "runs", Some(&["id"])),
-            action("wake", "wake", Some(&["text", "mode"])),
+            verb("update", Some(&["id"])),
+            verb("remove", Some(&["id"])),
+            verb("run", Some(&["id"])),
+            verb("runs", Some(&["id"])),
+            verb("wake", Some(&["text", "mode"])),
         ],
     ),
     tool(
@@ -248,14 +240,14 @@ static TOOLS: &[ToolSpec] = &[
         "🔌",
         "Gateway",
         None,
-        &[action("restart", "restart", Some(&["reason", "delayMs"]))],
+        &[verb("restart", Some(&["reason", "delayMs"]))],
     ),
     tool(
         "whatsapp_login",
         "🟢",
         "WhatsApp Login",
         None,
-        &[action("start", "start", None), action("wait", "wait", None)],
+        &[verb("start", None), verb("wait", None)],
     ),
     tool(
         "discord",
@@ -263,11 +255,11 @@ static TOOLS: &[ToolSpec] = &[
         "Discord",
         None,
         &[
-            action("react", "react", Some(&["channelId", "messageId", "emoji"])),
-            action("reactions", "reactions", Some(&["channelId", "messageId"])),
-            action("sticker", "sticker", Some(&["to", "stickerIds"])),
-            action("poll", "poll", Some(&["question", "to"])),
-            action("permissions", "permissions", Some(&["channelId"])),
+            verb("react", Some(&["channelId", "messageId", "emoji"])),
+            verb("reactions", Some(&["channelId", "messageId"])),
+            verb("sticker", Some(&["to", "stickerIds"])),
+            verb("poll", Some(&["question", "to"])),
+            verb("permissions", Some(&["channelId"])),
             action(
                 "readMessages",
                 "read messages",
@@ -309,9 +301,9 @@ static TOOLS: &[ToolSpec] = &[
             action("voiceStatus", "voice", Some(&["guildId", "userId"])),
             action("eventList", "events", Some(&["guildId"])),
             action("eventCreate", "event create", Some(&["guildId", "name"])),
-            action("timeout", "timeout", Some(&["guildId", "userId"])),
-            action("kick", "kick", Some(&["guildId", "userId"])),
-            action("ban", "ban", Some(&["guildId", "userId"])),
+            verb("timeout", Some(&["guildId", "userId"])),
+            verb("kick", Some(&["guildId", "userId"])),
+            verb("ban", Some(&["guildId", "userId"])),
         ],
     ),
     tool("exec", "🛠️", "Exec", Some(&["command"]), &[]),
@@ -366,9 +358,9 @@ static TOOLS: &[ToolSpec] = &[
         "Subagents",
         None,
         &[
-            action("list", "list", Some(&["recentMinutes"])),
-            action("kill", "kill", Some(&["target"])),
-            action("steer", "steer", Some(&["target"])),
+            verb("list", Some(&["recentMinutes"])),
+            verb("kill", Some(&["target"])),
+            verb("steer", Some(&["target"])),
         ],
     ),
     tool("agents_list", "🧭", "Agents", Some(&[]), &[]),
@@ -413,33 +405,23 @@ static TOOLS: &[ToolSpec] = &[
         "Message",
         None,
         &[
-            action(
-                "send",
+            verb(
                 "send",
                 Some(&["provider", "to", "media", "replyTo", "threadId"]),
             ),
-            action("poll", "poll", Some(&["provider", "to", "pollQuestion"])),
-            action(
-                "react",
+            verb("poll", Some(&["provider", "to", "pollQuestion"])),
+            verb(
                 "react",
                 Some(&["provider", "to", "messageId", "emoji", "remove"]),
             ),
-            action(
-                "reactions",
-                "reactions",
-                Some(&["provider", "to", "messageId", "limit"]),
-            ),
-            action("read", "read", Some(&["provider", "to", "limit"])),
-            action("edit", "edit", Some(&["provider", "to", "messageId"])),
-            action("delete", "delete", Some(&["provider", "to", "messageId"])),
-            action("pin", "pin", Some(&["provider", "to", "messageId"])),
-            action("unpin", "unpin", Some(&["provider", "to", "messageId"])),
+            verb("reactions", Some(&["provider", "to", "messageId", "limit"])),
+            verb("read", Some(&["provider", "to", "limit"])),
+            verb("edit", Some(&["provider", "to", "messageId"])),
+            verb("delete", Some(&["provider", "to", "messageId"])),
+            verb("pin", Some(&["provider", "to", "messageId"])),
+            verb("unpin", Some(&["provider", "to", "messageId"])),
             action("list-pins", "list pins", Some(&["provider", "to"])),
-            action(
-                "permissions",
-                "permissions",
-                Some(&["provider", "channelId", "to"]),
-            ),
+            verb("permissions", Some(&["provider", "channelId", "to"])),
             action(
                 "thread-create",
                 "thread create",
@@ -455,8 +437,8 @@ static TOOLS: &[ToolSpec] = &[
                 "thread reply",
                 Some(&["provider", "channelId", "messageId"]),
             ),
-            action("search", "search", Some(&["provider", "guildId", "query"])),
-            action("sticker", "sticker", Some(&["provider", "to", "stickerId"])),
+            verb("search", Some(&["provider", "guildId", "query"])),
+            verb("sticker", Some(&["provider", "to", "stickerId"])),
             action(
                 "member-info",
                 "member",
@@ -497,13 +479,9 @@ static TOOLS: &[ToolSpec] = &[
                 "event create",
                 Some(&["provider", "guildId", "eventName"]),
             ),
-            action(
-                "timeout",
-                "timeout",
-                Some(&["provider", "guildId", "userId"]),
-            ),
-            action("kick", "kick", Some(&["provider", "guildId", "userId"])),
-            action("ban", "ban", Some(&["provider", "guildId", "userId"])),
+            verb("timeout", Some(&["provider", "guildId", "userId"])),
+            verb("kick", Some(&["provider", "guildId", "userId"])),
+            verb("ban", Some(&["provider", "guildId", "userId"])),
         ],
     ),
     tool("apply_patch", "🩹", "Apply Patch", Some(&[]), &[]),
@@ -520,12 +498,11 @@ static TOOLS: &[ToolSpec] = &[
         "Image Generation",
         None,
         &[
-            action(
-                "generate",
+            verb(
                 "generate",
                 Some(&["prompt", "model", "count", "resolution", "aspectRatio"]),
             ),
-            action("list", "list", Some(&["provider", "model"])),
+            verb("list", Some(&["provider", "model"])),
         ],
     ),
     tool(
@@ -534,8 +511,7 @@ static TOOLS: &[ToolSpec] = &[
         "Music Generation",
         None,
         &[
-            action(
-                "generate",
+            verb(
                 "generate",
                 Some(&[
                     "prompt",
@@ -545,7 +521,7 @@ static TOOLS: &[ToolSpec] = &[
                     "instrumental",
                 ]),
             ),
-            action("list", "list", Some(&["provider", "model"])),
+            verb("list", Some(&["provider", "model"])),
         ],
     ),
     tool(
@@ -554,8 +530,7 @@ static TOOLS: &[ToolSpec] = &[
         "Video Generation",
         None,
         &[
-            action(
-                "generate",
+            verb(
                 "generate",
                 Some(&[
                     "prompt",
@@ -567,7 +542,7 @@ static TOOLS: &[ToolSpec] = &[
                     "watermark",
                 ]),
             ),
-            action("list", "list", Some(&["provider", "model"])),
+            verb("list", Some(&["provider", "model"])),
         ],
     ),
     tool(

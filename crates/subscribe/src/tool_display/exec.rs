@@ -406,27 +406,20 @@ fn byte_at(s: &str, i: usize) -> Option<u8> {
 fn split_top_level_stages(command: &str) -> Vec<String> {
     let mut parts = Vec::new();
     let mut start = 0;
-    let push = |parts: &mut Vec<String>, start: usize, end: usize| {
-        // A run like `&&&` yields an empty (reversed) slice, as JS `slice` does.
-        parts.push(command.get(start..end).unwrap_or("").to_owned());
-    };
+    // A run like `&&&` yields an empty (reversed) slice, as JS `slice` does.
+    let slice = |start: usize, end: usize| command.get(start..end).unwrap_or("");
     scan_top_level_chars(command, |c, i| {
         if c == ';' {
-            push(&mut parts, start, i);
+            parts.push(slice(start, i));
             start = i + 1;
         } else if (c == '&' || c == '|') && byte_at(command, i + 1) == Some(c as u8) {
-            push(&mut parts, start, i);
+            parts.push(slice(start, i));
             start = i + 2;
         }
         true
     });
-    parts.push(command.get(start..).unwrap_or("").to_owned());
-    parts
-        .iter()
-        .map(|p| js_trim(p))
-        .filter(|p| !p.is_empty())
-        .map(str::to_owned)
-        .collect()
+    parts.push(command.get(start..).unwrap_or(""));
+    trimmed_non_empty(parts)
 }
 
 /// Pipeline parts split at single `|`, trimmed, empty ones dropped.
@@ -436,15 +429,20 @@ fn split_top_level_pipes(command: &str) -> Vec<String> {
     scan_top_level_chars(command, |c, i| {
         let prev_pipe = i > 0 && byte_at(command, i - 1) == Some(b'|');
         if c == '|' && !prev_pipe && byte_at(command, i + 1) != Some(b'|') {
-            parts.push(command.get(start..i).unwrap_or("").to_owned());
+            parts.push(command.get(start..i).unwrap_or(""));
             start = i + 1;
         }
         true
     });
-    parts.push(command.get(start..).unwrap_or("").to_owned());
+    parts.push(command.get(start..).unwrap_or(""));
+    trimmed_non_empty(parts)
+}
+
+/// The shared tail of the splitters: JS-trim every part and drop the empty ones.
+fn trimmed_non_empty(parts: Vec<&str>) -> Vec<String> {
     parts
-        .iter()
-        .map(|p| js_trim(p))
+        .into_iter()
+        .map(js_trim)
         .filter(|p| !p.is_empty())
         .map(str::to_owned)
         .collect()
