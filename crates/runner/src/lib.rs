@@ -13,3 +13,5 @@
 //! use clawloop_core::FailoverReason;
 //! assert_eq!(FailoverReason::RateLimit.as_str(), "rate_limit");
 //! ```
+
+pub mod agent;
