@@ -1,10 +1,17 @@
 //! The agent: pi-agent-core's loop and the queues that steer it.
 
 pub mod agent_loop;
+pub mod persist;
 pub mod queues;
+pub mod session;
 
 pub use agent_loop::{
     AgentLoopConfig, AgentLoopOutcome, ContextTransform, ContinueError, TransformError,
     continue_agent_loop, run_agent_loop,
 };
+pub use persist::{PersistError, Persister, TranscriptHandle};
 pub use queues::{DequeueMode, MessageQueues};
+pub use session::{
+    AgentSession, AgentSessionError, AutoCompactionSettings, CompactionFailure, CompactionRequest,
+    CompactionTrigger, Compactor, PromptOutcome,
+};
