@@ -35,9 +35,8 @@ impl ConversationBlock {
     /// The block of a message; `None` when it serializes to nothing.
     pub fn from_message(message: &Message) -> Option<Self> {
         let text = serialize_message(message);
-        (!text.is_empty()).then(|| {
-            ConversationBlock::new(text, matches!(message, Message::ToolResult(_)))
-        })
+        (!text.is_empty())
+            .then(|| ConversationBlock::new(text, matches!(message, Message::ToolResult(_))))
     }
 
     fn new(text: String, follows_previous: bool) -> Self {
@@ -104,7 +103,10 @@ pub fn oversized_limit(context_window: u64, room: u64) -> u64 {
 /// Truncates every block estimated above `limit_tokens` to `limit_tokens * 4` chars, with
 /// the `[... N more characters truncated]` notice (the seed: an oversized message is cut
 /// before it is summarized).
-pub fn truncate_oversized(blocks: Vec<ConversationBlock>, limit_tokens: u64) -> Vec<ConversationBlock> {
+pub fn truncate_oversized(
+    blocks: Vec<ConversationBlock>,
+    limit_tokens: u64,
+) -> Vec<ConversationBlock> {
     let max_chars = usize::try_from(limit_tokens.saturating_mul(4)).unwrap_or(usize::MAX);
     blocks
         .into_iter()
@@ -189,16 +191,35 @@ mod tests {
 
     #[test]
     fn splits_by_share_and_keeps_tool_results_with_their_call() {
-        let blocks = vec![block(10, false), block(10, false), block(10, false), block(10, false)];
-        assert_eq!(sizes(&split_by_token_share(blocks, 2)), vec![vec![10, 10], vec![10, 10]]);
+        let blocks = vec![
+            block(10, false),
+            block(10, false),
+            block(10, false),
+            block(10, false),
+        ];
+        assert_eq!(
+            sizes(&split_by_token_share(blocks, 2)),
+            vec![vec![10, 10], vec![10, 10]]
+        );
 
         // The third block would start the second part, but it is a tool result.
-        let blocks = vec![block(10, false), block(10, false), block(10, true), block(10, false)];
-        assert_eq!(sizes(&split_by_token_share(blocks, 2)), vec![vec![10, 10, 10], vec![10]]);
+        let blocks = vec![
+            block(10, false),
+            block(10, false),
+            block(10, true),
+            block(10, false),
+        ];
+        assert_eq!(
+            sizes(&split_by_token_share(blocks, 2)),
+            vec![vec![10, 10, 10], vec![10]]
+        );
 
         // The last part takes the rest; never more parts than blocks.
         let blocks = vec![block(1, false), block(50, false), block(1, false)];
-        assert_eq!(sizes(&split_by_token_share(blocks.clone(), 2)), vec![vec![1], vec![50, 1]]);
+        assert_eq!(
+            sizes(&split_by_token_share(blocks.clone(), 2)),
+            vec![vec![1], vec![50, 1]]
+        );
         assert_eq!(split_by_token_share(blocks, 9).len(), 3);
         assert!(split_by_token_share(Vec::new(), 2).is_empty());
     }

@@ -119,7 +119,10 @@ pub fn prepare_compaction<E: Borrow<SessionEntry>>(
     path: &[E],
     settings: &CompactionSettings,
 ) -> Result<CompactionPreparation, CompactionError> {
-    if matches!(path.last().map(Borrow::borrow), Some(SessionEntry::Compaction(_))) {
+    if matches!(
+        path.last().map(Borrow::borrow),
+        Some(SessionEntry::Compaction(_))
+    ) {
         return Err(CompactionError::AlreadyCompacted);
     }
     let previous = path
@@ -131,7 +134,12 @@ pub fn prepare_compaction<E: Borrow<SessionEntry>>(
     let tokens_before =
         estimate_context_tokens(&messages_in(path, previous.unwrap_or(0), boundary_end)).tokens;
 
-    let cut = find_cut_point(path, boundary_start, boundary_end, settings.keep_recent_tokens);
+    let cut = find_cut_point(
+        path,
+        boundary_start,
+        boundary_end,
+        settings.keep_recent_tokens,
+    );
     let first_kept_entry_id = match path.get(cut.first_kept_entry_index).map(Borrow::borrow) {
         Some(entry) if !entry.id().is_empty() => entry.id().to_owned(),
         _ => return Err(CompactionError::NothingToCompact),

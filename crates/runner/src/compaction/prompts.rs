@@ -83,7 +83,8 @@ Keep each section concise. Preserve exact file paths, function names, and error 
 
 /// Instructions of the summary of a split turn's beginning (pi's
 /// `TURN_PREFIX_SUMMARIZATION_PROMPT`).
-pub const TURN_PREFIX_SUMMARIZATION_PROMPT: &str = "This is the PREFIX of a turn that was too large to keep. The SUFFIX (recent work) is retained.
+pub const TURN_PREFIX_SUMMARIZATION_PROMPT: &str =
+    "This is the PREFIX of a turn that was too large to keep. The SUFFIX (recent work) is retained.
 
 Summarize the prefix to provide context for the retained suffix:
 
@@ -100,7 +101,8 @@ Be concise. Focus on what's needed to understand the kept suffix.";
 
 /// The focus of the request that merges the partial summaries of a chunked summarization
 /// (OpenClaw's `MERGE_SUMMARIES_INSTRUCTIONS`).
-pub const MERGE_SUMMARIES_INSTRUCTIONS: &str = "Merge these partial summaries into a single cohesive summary.
+pub const MERGE_SUMMARIES_INSTRUCTIONS: &str =
+    "Merge these partial summaries into a single cohesive summary.
 
 MUST PRESERVE:
 - Active tasks and their current status (in-progress, blocked, pending)
@@ -123,7 +125,11 @@ pub const SPLIT_TURN_SEPARATOR: &str = "\n\n---\n\n**Turn Context (split turn):*
 /// `<conversation>\n…\n</conversation>\n\n`, then `<previous-summary>\n…\n</previous-summary>\n\n`
 /// when there is a (non-empty) previous summary, then the first or the update instructions,
 /// then `\n\nAdditional focus: <focus>` when a (non-empty) focus is given.
-pub fn history_prompt(conversation: &str, previous_summary: Option<&str>, focus: Option<&str>) -> String {
+pub fn history_prompt(
+    conversation: &str,
+    previous_summary: Option<&str>,
+    focus: Option<&str>,
+) -> String {
     let previous_summary = previous_summary.filter(|s| !s.is_empty());
     let mut prompt = format!("<conversation>\n{conversation}\n</conversation>\n\n");
     if let Some(previous) = previous_summary {

@@ -45,7 +45,10 @@ fn json(value: &Value) -> String {
 /// them (an array by index, anything that is not an object or array has none).
 fn tool_call_text(name: &str, arguments: &Value) -> String {
     let entries: Vec<String> = match arguments {
-        Value::Object(map) => map.iter().map(|(k, v)| format!("{k}={}", json(v))).collect(),
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| format!("{k}={}", json(v)))
+            .collect(),
         Value::Array(items) => items
             .iter()
             .enumerate()

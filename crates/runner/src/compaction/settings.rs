@@ -67,6 +67,9 @@ mod tests {
             reserve_tokens: 1_001,
             ..settings
         };
-        assert_eq!((odd.history_max_tokens(), odd.turn_prefix_max_tokens()), (800, 500));
+        assert_eq!(
+            (odd.history_max_tokens(), odd.turn_prefix_max_tokens()),
+            (800, 500)
+        );
     }
 }

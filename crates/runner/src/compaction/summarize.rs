@@ -173,12 +173,16 @@ impl Compactor {
         Box::pin(async move {
             let room = self.conversation_room(stage);
             if total_tokens(&blocks) <= room || depth >= MAX_CHUNK_DEPTH {
-                return self.request(stage, &join_blocks(blocks.iter().map(|b| &b.text))).await;
+                return self
+                    .request(stage, &join_blocks(blocks.iter().map(|b| &b.text)))
+                    .await;
             }
             let blocks = truncate_oversized(blocks, oversized_limit(self.context_window(), room));
             let total = total_tokens(&blocks);
             if total <= room || blocks.len() < 2 {
-                return self.request(stage, &join_blocks(blocks.iter().map(|b| &b.text))).await;
+                return self
+                    .request(stage, &join_blocks(blocks.iter().map(|b| &b.text)))
+                    .await;
             }
 
             let merge_focus = merge_focus(stage.focus);
@@ -205,7 +209,11 @@ impl Compactor {
     }
 
     /// Sends one summary request and returns the answer's text.
-    async fn request(&self, stage: Stage<'_>, conversation: &str) -> Result<String, CompactionError> {
+    async fn request(
+        &self,
+        stage: Stage<'_>,
+        conversation: &str,
+    ) -> Result<String, CompactionError> {
         let prompt = stage.kind.prompt(conversation, stage.previous, stage.focus);
         let now = self.clock.now_ms();
         let context = Context {

@@ -1,7 +1,10 @@
 //! Shared parts of the compaction tests: session entries, messages, and a scripted
 //! `LlmStream` that records every request it gets.
 
-#![allow(dead_code, reason = "each test file uses a different part of this module")]
+#![allow(
+    dead_code,
+    reason = "each test file uses a different part of this module"
+)]
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -55,8 +58,11 @@ pub fn assistant_with_usage(text: &str, total_tokens: u64) -> AgentMessage {
 pub fn assistant_calls(calls: &[(&str, &str, Value)]) -> AgentMessage {
     let mut m = AssistantMessage::empty("anthropic-messages", "anthropic", "m", 2_000);
     for (id, name, args) in calls {
-        m.content
-            .push(ContentBlock::ToolCall(ToolCall::new(*id, *name, args.clone())));
+        m.content.push(ContentBlock::ToolCall(ToolCall::new(
+            *id,
+            *name,
+            args.clone(),
+        )));
     }
     m.stop_reason = StopReason::ToolUse;
     AgentMessage::Assistant(m)
@@ -159,9 +165,15 @@ fn text_answer(mut builder: AssistantMessageBuilder, text: &str) -> AssistantMes
         .message_mut()
         .content
         .push(ContentBlock::Thinking(Default::default()));
-    builder.message_mut().content.push(ContentBlock::text(first));
+    builder
+        .message_mut()
+        .content
+        .push(ContentBlock::text(first));
     if let Some(second) = parts.next() {
-        builder.message_mut().content.push(ContentBlock::text(second));
+        builder
+            .message_mut()
+            .content
+            .push(ContentBlock::text(second));
     }
     builder.finish(StopReason::Stop)
 }
