@@ -83,7 +83,7 @@ pub use error::CompactionError;
 pub use file_ops::{FileLists, FileOperations};
 pub use prepare::{CompactionPreparation, entry_message, prepare_compaction};
 pub use serialize::{serialize_conversation, serialize_message};
-pub use settings::{CompactionSettings, DEFAULT_COMPACTION_TIMEOUT};
+pub use settings::{CompactionSettings, DEFAULT_COMPACTION_TIMEOUT, compaction_timeout};
 
 /// The reason of a compaction that had nothing to summarize (OpenClaw's text).
 pub const NOTHING_TO_SUMMARIZE: &str = "no real conversation messages";

@@ -10,6 +10,27 @@ pub const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20_000;
 /// 900 s). Config: `agents.defaults.compaction.timeoutSeconds`.
 pub const DEFAULT_COMPACTION_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// The longest safety timeout a config may ask for (OpenClaw caps at 2 147 000 000 ms, the
+/// largest delay a JavaScript timer takes).
+pub const MAX_COMPACTION_TIMEOUT: Duration = Duration::from_millis(2_147_000_000);
+
+/// The safety timeout for `agents.defaults.compaction.timeoutSeconds`: whole seconds of a
+/// positive finite value, at most [`MAX_COMPACTION_TIMEOUT`]; anything else (absent, zero,
+/// negative, not a number) is [`DEFAULT_COMPACTION_TIMEOUT`].
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "the value is positive and finite, and capped right after the conversion"
+)]
+pub fn compaction_timeout(timeout_seconds: Option<f64>) -> Duration {
+    match timeout_seconds {
+        Some(seconds) if seconds.is_finite() && seconds > 0.0 => {
+            Duration::from_secs(seconds.floor() as u64).min(MAX_COMPACTION_TIMEOUT)
+        }
+        _ => DEFAULT_COMPACTION_TIMEOUT,
+    }
+}
+
 /// pi's `CompactionSettings`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CompactionSettings {
@@ -57,6 +78,22 @@ fn js_floor_share(share: f64, n: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timeout_from_config_seconds() {
+        let cases = [
+            (None, DEFAULT_COMPACTION_TIMEOUT),
+            (Some(0.0), DEFAULT_COMPACTION_TIMEOUT),
+            (Some(-5.0), DEFAULT_COMPACTION_TIMEOUT),
+            (Some(f64::NAN), DEFAULT_COMPACTION_TIMEOUT),
+            (Some(f64::INFINITY), DEFAULT_COMPACTION_TIMEOUT),
+            (Some(90.9), Duration::from_secs(90)),
+            (Some(1e12), MAX_COMPACTION_TIMEOUT),
+        ];
+        for (seconds, expected) in cases {
+            assert_eq!(compaction_timeout(seconds), expected, "{seconds:?}");
+        }
+    }
 
     #[test]
     fn budgets_follow_pi_defaults() {
