@@ -15,4 +15,5 @@
 //! ```
 
 pub mod agent;
+pub mod compaction;
 pub mod config;
