@@ -15,9 +15,10 @@ use clawloop_core::message::AgentMessage;
 use clawloop_core::tool::BoxFuture;
 use clawloop_runner::agent::session::OVERFLOW_RECOVERY_FAILED;
 use clawloop_runner::agent::{
-    AgentSession, AutoCompactionSettings, CompactionFailure, CompactionRequest, CompactionTrigger,
-    Compactor, TranscriptHandle,
+    AgentSession, AutoCompactionSettings, CompactionRequest, CompactionTrigger,
+    TranscriptCompactor, TranscriptHandle,
 };
+use clawloop_runner::compaction::{CompactionError, CompactionOutcome};
 use clawloop_session::{SessionOptions, Transcript};
 use clawloop_tools::execute::EventSink;
 use common::*;
@@ -35,23 +36,20 @@ struct KeepLastUser {
     fail_with: Option<String>,
 }
 
-impl Compactor for KeepLastUser {
+impl TranscriptCompactor for KeepLastUser {
     fn compact<'a>(
         &'a self,
         transcript: &'a TranscriptHandle,
         request: CompactionRequest,
         _cancel: CancellationToken,
-    ) -> BoxFuture<'a, Result<Option<CompactionResult>, CompactionFailure>> {
+    ) -> BoxFuture<'a, Result<CompactionOutcome, CompactionError>> {
         Box::pin(async move {
             self.calls.lock().push(request.reason);
             if let Some((queues, message)) = self.steer_during.lock().take() {
                 queues.steer(message);
             }
             if let Some(message) = &self.fail_with {
-                return Err(CompactionFailure {
-                    message: message.clone(),
-                    aborted: false,
-                });
+                return Err(CompactionError::SummarizationFailed(message.clone()));
             }
             let n = self.calls.lock().len();
             transcript
@@ -76,10 +74,15 @@ impl Compactor for KeepLastUser {
                     })
                 })
                 .await
-                .map_err(|e| CompactionFailure {
-                    message: e.to_string(),
-                    aborted: false,
+                .map(|result| {
+                    result.map_or(
+                        CompactionOutcome::NotCompacted {
+                            reason: "none".to_owned(),
+                        },
+                        CompactionOutcome::Compacted,
+                    )
                 })
+                .map_err(|e| CompactionError::SummarizationFailed(e.to_string()))
         })
     }
 }
@@ -370,7 +373,7 @@ async fn a_second_overflow_after_the_retry_is_reported_not_retried() {
 async fn a_failed_overflow_compaction_keeps_the_error_for_the_run_loop() {
     let overflow = "400 prompt is too long: 210000 tokens > 200000 maximum";
     let compactor = KeepLastUser {
-        fail_with: Some("Summarization failed: 500".to_owned()),
+        fail_with: Some("500".to_owned()),
         ..Default::default()
     };
     let mut f = fixture(vec![error_reply(overflow)], compactor).await;

@@ -4,6 +4,7 @@ pub mod agent_loop;
 pub mod persist;
 pub mod queues;
 pub mod session;
+mod summarizing;
 
 pub use agent_loop::{
     AgentLoopConfig, AgentLoopOutcome, ContextTransform, ContinueError, TransformError,
@@ -12,6 +13,6 @@ pub use agent_loop::{
 pub use persist::{PersistError, Persister, TranscriptHandle};
 pub use queues::{DequeueMode, MessageQueues};
 pub use session::{
-    AgentSession, AgentSessionError, AutoCompactionSettings, CompactionFailure, CompactionRequest,
-    CompactionTrigger, Compactor, PromptOutcome,
+    AgentSession, AgentSessionError, AutoCompactionSettings, CompactionRequest, CompactionTrigger,
+    PromptOutcome, TranscriptCompactor,
 };

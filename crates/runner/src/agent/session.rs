@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use clawloop_core::agent_event::{AgentEvent, CompactionReason, CompactionResult};
+use clawloop_core::agent_event::{AgentEvent, CompactionReason};
 use clawloop_core::classify::is_context_overflow;
 use clawloop_core::message::{AgentMessage, AssistantMessage};
 use clawloop_core::model::Model;
@@ -22,6 +22,7 @@ use crate::agent::agent_loop::{
     AgentLoopConfig, AgentLoopOutcome, continue_agent_loop, run_agent_loop,
 };
 use crate::agent::persist::{PersistError, Persister, TranscriptHandle};
+use crate::compaction::{CompactionError, CompactionOutcome};
 
 /// `auto_compaction_end.errorMessage` when an overflow persists after one compact-and-retry (pi).
 pub const OVERFLOW_RECOVERY_FAILED: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
@@ -62,28 +63,18 @@ pub enum CompactionTrigger {
     Manual,
 }
 
-/// Why a compaction did not produce an entry.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct CompactionFailure {
-    /// What went wrong (pi's texts, e.g. `Nothing to compact (session too small)`).
-    pub message: String,
-    /// Whether it was cancelled.
-    pub aborted: bool,
-}
-
-/// Compacts a transcript: summarizes the older part and appends the `compaction` entry.
-/// `Ok(None)` means there was nothing to summarize (no request was sent). The runner's
-/// summarizing compactor implements it; an embedder can bring its own (OpenClaw's context
-/// engines own compaction the same way).
-pub trait Compactor: Send + Sync {
+/// Compacts a transcript: summarizes the older part of the branch at its leaf and appends
+/// the `compaction` entry. The runner's summarizing
+/// [`Compactor`](crate::compaction::Compactor) implements it; an embedder can
+/// bring its own (OpenClaw's context engines own compaction the same way).
+pub trait TranscriptCompactor: Send + Sync {
     /// Runs one compaction on `transcript`.
     fn compact<'a>(
         &'a self,
         transcript: &'a TranscriptHandle,
         request: CompactionRequest,
         cancel: CancellationToken,
-    ) -> BoxFuture<'a, Result<Option<CompactionResult>, CompactionFailure>>;
+    ) -> BoxFuture<'a, Result<CompactionOutcome, CompactionError>>;
 }
 
 /// Why a prompt could not be carried out.
@@ -92,6 +83,9 @@ pub enum AgentSessionError {
     /// Writing the transcript failed; the file holds everything before the failed write.
     #[error("could not write the session transcript: {0}")]
     Persist(#[from] PersistError),
+    /// A compaction asked for directly failed.
+    #[error("{0}")]
+    Compaction(Arc<CompactionError>),
 }
 
 /// What one [`AgentSession::prompt`] did.
@@ -135,7 +129,7 @@ pub struct AgentSession {
     config: AgentLoopConfig,
     thinking: ThinkLevel,
     messages: Vec<AgentMessage>,
-    compactor: Arc<dyn Compactor>,
+    compactor: Arc<dyn TranscriptCompactor>,
     auto_compaction: AutoCompactionSettings,
     overflow_recovery_attempted: bool,
     /// When this session last compacted: usage older than that is stale.
@@ -161,7 +155,7 @@ impl AgentSession {
         transcript: TranscriptHandle,
         messages: Vec<AgentMessage>,
         config: AgentLoopConfig,
-        compactor: Arc<dyn Compactor>,
+        compactor: Arc<dyn TranscriptCompactor>,
         auto_compaction: AutoCompactionSettings,
     ) -> Result<Self, AgentSessionError> {
         let thinking = config.options.reasoning.unwrap_or(ThinkLevel::Off);
@@ -259,35 +253,27 @@ impl AgentSession {
         }
     }
 
-    /// Compacts now (`/compact`): `Ok(None)` when there was nothing to compact.
+    /// Compacts now (`/compact`); [`CompactionOutcome::NotCompacted`] when there was nothing to
+    /// summarize.
     pub async fn compact(
         &mut self,
         custom_instructions: Option<String>,
         cancel: &CancellationToken,
-    ) -> Result<Option<CompactionResult>, CompactionFailure> {
-        if let Err(err) = self.persister.flush().await {
-            return Err(CompactionFailure {
-                message: err.to_string(),
-                aborted: false,
-            });
-        }
+    ) -> Result<CompactionOutcome, AgentSessionError> {
+        self.persister.flush().await?;
         let request = CompactionRequest {
             reason: CompactionTrigger::Manual,
             custom_instructions,
         };
-        let result = self
+        let outcome = self
             .compactor
             .compact(&self.transcript, request, cancel.clone())
-            .await?;
-        if result.is_some() {
-            self.after_compaction()
-                .await
-                .map_err(|err| CompactionFailure {
-                    message: err.to_string(),
-                    aborted: false,
-                })?;
+            .await
+            .map_err(|err| AgentSessionError::Compaction(Arc::new(err)))?;
+        if outcome.compacted() {
+            self.after_compaction().await?;
         }
-        Ok(result)
+        Ok(outcome)
     }
 
     /// The sink the loop gets: the caller's sink first, then persistence on `message_end`.
@@ -427,7 +413,7 @@ impl AgentSession {
             .compact(&self.transcript, request, cancel.clone())
             .await
         {
-            Ok(Some(result)) => {
+            Ok(CompactionOutcome::Compacted(result)) => {
                 self.after_compaction().await?;
                 if will_retry {
                     // The failed reply is in the file, so the rebuilt context ends with it again;
@@ -442,19 +428,19 @@ impl AgentSession {
                     error_message: None,
                 }
             }
-            Ok(None) => AgentEvent::AutoCompactionEnd {
+            Ok(CompactionOutcome::NotCompacted { .. }) => AgentEvent::AutoCompactionEnd {
                 result: None,
                 aborted: false,
                 will_retry: false,
                 error_message: None,
             },
-            Err(failure) if failure.aborted => AgentEvent::AutoCompactionEnd {
+            Err(CompactionError::Cancelled) => AgentEvent::AutoCompactionEnd {
                 result: None,
                 aborted: true,
                 will_retry: false,
                 error_message: None,
             },
-            Err(failure) => {
+            Err(err) => {
                 let prefix = match reason {
                     CompactionReason::Overflow => "Context overflow recovery failed",
                     CompactionReason::Threshold => "Auto-compaction failed",
@@ -463,7 +449,7 @@ impl AgentSession {
                     result: None,
                     aborted: false,
                     will_retry: false,
-                    error_message: Some(format!("{prefix}: {}", failure.message)),
+                    error_message: Some(format!("{prefix}: {err}")),
                 }
             }
         };
