@@ -79,7 +79,9 @@ fn a_file_over_its_budget_keeps_head_and_tail_around_the_marker() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path();
     // 100 distinct chars: 70 % head, 20 % tail.
-    let text: String = (0..100).map(|i| char::from(b'!' + (i % 90) as u8)).collect();
+    let text: String = (0..100)
+        .map(|i| char::from(b'!' + (i % 90) as u8))
+        .collect();
     write(ws, "AGENTS.md", &text);
     let budget = ContextBudget {
         max_chars_per_file: 100 - 1,
@@ -157,7 +159,10 @@ fn the_total_budget_cuts_a_later_file_with_an_ellipsis_and_stops_below_64_chars(
     );
 
     let starved = apply_context_budget(
-        vec![raw("AGENTS.md", "a".repeat(150)), raw("TOOLS.md", "t".repeat(10))],
+        vec![
+            raw("AGENTS.md", "a".repeat(150)),
+            raw("TOOLS.md", "t".repeat(10)),
+        ],
         ContextBudget {
             max_chars_per_file: 1_000,
             max_total_chars: 200,
@@ -219,7 +224,10 @@ fn a_fifo_a_directory_and_an_oversized_file_are_refused_without_hanging() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path();
     let fifo = ws.join("AGENTS.md");
-    let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
     assert!(status.success());
     std::fs::create_dir(ws.join("SOUL.md")).unwrap();
     let big = std::fs::File::create(ws.join("MEMORY.md")).unwrap();

@@ -13,6 +13,16 @@ use clawloop_runner::prompt::skills::{
 };
 use pretty_assertions::assert_eq;
 
+/// Name, description, source, file, env, hidden from the model.
+type SkillSummary = (
+    String,
+    String,
+    SkillSource,
+    PathBuf,
+    BTreeMap<String, String>,
+    bool,
+);
+
 fn skill_dir(root: &Path, dir: &str, text: &str) -> PathBuf {
     let path = root.join("skills").join(dir);
     std::fs::create_dir_all(&path).unwrap();
@@ -25,7 +35,10 @@ fn text(value: &str) -> FrontmatterValue {
 }
 
 fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).into(), (*v).into()))
+        .collect()
 }
 
 #[test]
@@ -74,12 +87,20 @@ fn frontmatter_subset_parses_every_supported_form() {
         ("continued", text("first part second part")),
         (
             "env",
-            FrontmatterValue::Map(map(&[("DEPLOY_TARGET", "staging"), ("DEPLOY_TOKEN", "abc: 123")])),
+            FrontmatterValue::Map(map(&[
+                ("DEPLOY_TARGET", "staging"),
+                ("DEPLOY_TOKEN", "abc: 123"),
+            ])),
         ),
-        ("tags", FrontmatterValue::List(vec!["ops".into(), "release".into()])),
+        (
+            "tags",
+            FrontmatterValue::List(vec!["ops".into(), "release".into()]),
+        ),
         (
             "metadata",
-            FrontmatterValue::Raw("{\n  \"openclaw\": { \"requires\": { \"bins\": [\"git\"] } },\n}".into()),
+            FrontmatterValue::Raw(
+                "{\n  \"openclaw\": { \"requires\": { \"bins\": [\"git\"] } },\n}".into(),
+            ),
         ),
         ("flow", FrontmatterValue::Raw("{a: 1}".into())),
         ("empty", text("")),
@@ -94,15 +115,43 @@ fn frontmatter_subset_parses_every_supported_form() {
 #[test]
 fn frontmatter_outside_the_subset_is_an_error_with_its_line() {
     let cases: [(&str, usize, &str); 9] = [
-        ("---\nname: x\n", 1, "the frontmatter opened with `---` is never closed by a `---` line"),
+        (
+            "---\nname: x\n",
+            1,
+            "the frontmatter opened with `---` is never closed by a `---` line",
+        ),
         ("---\nname: a\nname: b\n---\n", 3, "duplicate key `name`"),
-        ("---\nenv:\n\tA: b\n---\n", 3, "tabs are not allowed for indentation"),
-        ("---\nname: &anchor x\n---\n", 2, "YAML anchors, aliases and tags are not supported"),
-        ("---\ndescription: \"never closed\n---\n", 2, "unterminated double-quoted value"),
-        ("---\n- one\n- two\n---\n", 2, "the frontmatter must be `key: value` lines, not a list"),
+        (
+            "---\nenv:\n\tA: b\n---\n",
+            3,
+            "tabs are not allowed for indentation",
+        ),
+        (
+            "---\nname: &anchor x\n---\n",
+            2,
+            "YAML anchors, aliases and tags are not supported",
+        ),
+        (
+            "---\ndescription: \"never closed\n---\n",
+            2,
+            "unterminated double-quoted value",
+        ),
+        (
+            "---\n- one\n- two\n---\n",
+            2,
+            "the frontmatter must be `key: value` lines, not a list",
+        ),
         ("---\njust words\n---\n", 2, "expected `key: value`"),
-        ("---\n  name: x\n---\n", 2, "unexpected indentation (top-level keys start in column 1)"),
-        ("---\ndescription: 'a' b\n---\n", 2, "unexpected text after the closing quote: \"b\""),
+        (
+            "---\n  name: x\n---\n",
+            2,
+            "unexpected indentation (top-level keys start in column 1)",
+        ),
+        (
+            "---\ndescription: 'a' b\n---\n",
+            2,
+            "unexpected text after the closing quote: \"b\"",
+        ),
     ];
     for (source, line, message) in cases {
         assert_eq!(
@@ -121,29 +170,53 @@ fn workspace_skills_win_over_home_skills_and_bad_files_are_named_and_skipped() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     let ws = tmp.path().join("ws");
-    skill_dir(&home, "deploy", "---\nname: deploy\ndescription: home deploy\nenv:\n  TARGET: home\n---\n");
-    let home_only = skill_dir(&home, "weather", "---\ndescription: 'Forecasts & <alerts>'\n---\n");
+    skill_dir(
+        &home,
+        "deploy",
+        "---\nname: deploy\ndescription: home deploy\nenv:\n  TARGET: home\n---\n",
+    );
+    let home_only = skill_dir(
+        &home,
+        "weather",
+        "---\ndescription: 'Forecasts & <alerts>'\n---\n",
+    );
     let ws_deploy = skill_dir(
         &ws,
         "deploy-skill",
         "---\nname: deploy\ndescription: workspace deploy\nenv: {TARGET: ws, \"REGION\": \"eu-1\"}\n---\nSteps\n",
     );
-    let hidden = skill_dir(&ws, "internal", "---\ndescription: only by command\ndisable-model-invocation: true\n---\n");
+    let hidden = skill_dir(
+        &ws,
+        "internal",
+        "---\ndescription: only by command\ndisable-model-invocation: true\n---\n",
+    );
     let no_description = skill_dir(&ws, "vague", "---\nname: vague\n---\nbody\n");
     let broken = skill_dir(&ws, "broken", "---\ndescription: x\ndescription: y\n---\n");
-    let bad_env = skill_dir(&ws, "bad-env", "---\ndescription: x\nenv:\n  9LIVES: cat\n---\n");
+    let bad_env = skill_dir(
+        &ws,
+        "bad-env",
+        "---\ndescription: x\nenv:\n  9LIVES: cat\n---\n",
+    );
     let env_list = skill_dir(&ws, "env-list", "---\ndescription: x\nenv:\n  - A\n---\n");
     skill_dir(&ws, ".hidden", "---\ndescription: hidden dir\n---\n");
     std::fs::create_dir_all(ws.join("skills/node_modules/pkg")).unwrap();
-    std::fs::write(ws.join("skills/node_modules/pkg/SKILL.md"), "---\ndescription: dep\n---\n").unwrap();
+    std::fs::write(
+        ws.join("skills/node_modules/pkg/SKILL.md"),
+        "---\ndescription: dep\n---\n",
+    )
+    .unwrap();
     std::fs::create_dir_all(ws.join("skills/no-skill-md")).unwrap();
-    std::fs::write(ws.join("skills/stray.md"), "---\ndescription: not in a directory\n---\n").unwrap();
+    std::fs::write(
+        ws.join("skills/stray.md"),
+        "---\ndescription: not in a directory\n---\n",
+    )
+    .unwrap();
 
     let loaded = load_skills(&SkillRoots {
         workspace_dir: ws.clone(),
         home_dir: Some(home.clone()),
     });
-    let summary: Vec<(String, String, SkillSource, PathBuf, BTreeMap<String, String>, bool)> = loaded
+    let summary: Vec<SkillSummary> = loaded
         .skills
         .iter()
         .map(|s| {
@@ -168,18 +241,44 @@ fn workspace_skills_win_over_home_skills_and_bad_files_are_named_and_skipped() {
                 map(&[("REGION", "eu-1"), ("TARGET", "ws")]),
                 false
             ),
-            ("internal".into(), "only by command".into(), SkillSource::Workspace, hidden, BTreeMap::new(), true),
-            ("weather".into(), "Forecasts & <alerts>".into(), SkillSource::Home, home_only.clone(), BTreeMap::new(), false),
+            (
+                "internal".into(),
+                "only by command".into(),
+                SkillSource::Workspace,
+                hidden,
+                BTreeMap::new(),
+                true
+            ),
+            (
+                "weather".into(),
+                "Forecasts & <alerts>".into(),
+                SkillSource::Home,
+                home_only.clone(),
+                BTreeMap::new(),
+                false
+            ),
         ]
     );
     assert_eq!(loaded.skills[0].base_dir, ws.join("skills/deploy-skill"));
     assert_eq!(
         loaded.warnings,
         vec![
-            format!("skill {} skipped: `env` key \"9LIVES\" is not a variable name (letters, digits, `_`; not starting with a digit)", bad_env.display()),
-            format!("skill {} skipped: frontmatter line 3: duplicate key `description`", broken.display()),
-            format!("skill {} skipped: `env` must be a mapping of NAME: value lines", env_list.display()),
-            format!("skill {} skipped: description is required in the frontmatter", no_description.display()),
+            format!(
+                "skill {} skipped: `env` key \"9LIVES\" is not a variable name (letters, digits, `_`; not starting with a digit)",
+                bad_env.display()
+            ),
+            format!(
+                "skill {} skipped: frontmatter line 3: duplicate key `description`",
+                broken.display()
+            ),
+            format!(
+                "skill {} skipped: `env` must be a mapping of NAME: value lines",
+                env_list.display()
+            ),
+            format!(
+                "skill {} skipped: description is required in the frontmatter",
+                no_description.display()
+            ),
         ]
     );
 
@@ -208,7 +307,11 @@ When a skill file references a relative path, resolve it against the skill direc
 fn workspace_skill_links_out_of_the_workspace_are_refused_home_links_are_followed() {
     let tmp = tempfile::tempdir().unwrap();
     let outside = tmp.path().join("outside");
-    let planted = skill_dir(&outside, "planted", "---\ndescription: planted elsewhere\n---\n");
+    let planted = skill_dir(
+        &outside,
+        "planted",
+        "---\ndescription: planted elsewhere\n---\n",
+    );
     let ws = tmp.path().join("ws");
     std::fs::create_dir_all(ws.join("skills/linked-file")).unwrap();
     symlink(outside.join("skills/planted"), ws.join("skills/linked-dir")).unwrap();
@@ -224,7 +327,11 @@ fn workspace_skill_links_out_of_the_workspace_are_refused_home_links_are_followe
     let real_planted = std::fs::canonicalize(&planted).unwrap();
     let real_root = std::fs::canonicalize(ws.join("skills")).unwrap();
     assert_eq!(
-        loaded.skills.iter().map(|s| (s.name.as_str(), s.source)).collect::<Vec<_>>(),
+        loaded
+            .skills
+            .iter()
+            .map(|s| (s.name.as_str(), s.source))
+            .collect::<Vec<_>>(),
         vec![("shared", SkillSource::Home)]
     );
     let refused = |link: &str| {
@@ -237,7 +344,10 @@ fn workspace_skill_links_out_of_the_workspace_are_refused_home_links_are_followe
             real_root.display()
         )
     };
-    assert_eq!(loaded.warnings, vec![refused("linked-dir"), refused("linked-file")]);
+    assert_eq!(
+        loaded.warnings,
+        vec![refused("linked-dir"), refused("linked-file")]
+    );
 }
 
 #[test]
@@ -246,7 +356,13 @@ fn a_fifo_skill_file_is_refused_without_hanging_and_missing_roots_are_empty() {
     let ws = tmp.path();
     std::fs::create_dir_all(ws.join("skills/pipe")).unwrap();
     let fifo = ws.join("skills/pipe/SKILL.md");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let loaded = load_skills(&SkillRoots {
         workspace_dir: ws.to_path_buf(),
         home_dir: Some(ws.join("no-home")),
@@ -269,7 +385,11 @@ fn over_the_size_budget_the_list_goes_compact_then_keeps_the_prefix_that_fits() 
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path();
     for name in ["alpha", "bravo", "charlie"] {
-        skill_dir(ws, name, &format!("---\ndescription: {}\n---\n", "d".repeat(400)));
+        skill_dir(
+            ws,
+            name,
+            &format!("---\ndescription: {}\n---\n", "d".repeat(400)),
+        );
     }
     let skills = load_skills(&SkillRoots {
         workspace_dir: ws.to_path_buf(),
@@ -279,7 +399,13 @@ fn over_the_size_budget_the_list_goes_compact_then_keeps_the_prefix_that_fits() 
     let full = format_skills_prompt(&skills, SkillsPromptLimits::default());
     assert!(!full.compact && !full.truncated);
 
-    let location = |name: &str| ws.join("skills").join(name).join("SKILL.md").display().to_string();
+    let location = |name: &str| {
+        ws.join("skills")
+            .join(name)
+            .join("SKILL.md")
+            .display()
+            .to_string()
+    };
     let compact_list = |names: &[&str]| {
         let mut out = "\n\nThe following skills provide specialized instructions for specific tasks.\n\
 Use the read tool to load a skill's file when the task matches its name.\n\
@@ -347,6 +473,13 @@ When a skill file references a relative path, resolve it against the skill direc
         },
     );
     assert_eq!(by_count.listed, vec!["alpha".to_owned()]);
-    assert!(by_count.text.starts_with("⚠️ Skills truncated: included 1 of 3.\n\n\nThe following skills"));
-    assert_eq!(format_skills_prompt(&[], SkillsPromptLimits::default()), SkillsPrompt::default());
+    assert!(
+        by_count
+            .text
+            .starts_with("⚠️ Skills truncated: included 1 of 3.\n\n\nThe following skills")
+    );
+    assert_eq!(
+        format_skills_prompt(&[], SkillsPromptLimits::default()),
+        SkillsPrompt::default()
+    );
 }

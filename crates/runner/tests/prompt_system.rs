@@ -145,7 +145,12 @@ You are in #general.
     );
     assert_eq!(prompt.text, expected);
     assert_eq!(
-        prompt.report.sections.iter().map(|s| s.section).collect::<Vec<_>>(),
+        prompt
+            .report
+            .sections
+            .iter()
+            .map(|s| s.section)
+            .collect::<Vec<_>>(),
         vec![
             PromptSection::Identity,
             PromptSection::DateTime,
@@ -199,9 +204,13 @@ fn report_sizes_add_up_to_the_prompt() {
     let prompt = build_system_prompt(&params(PromptMode::Full));
     let report = &prompt.report;
     assert_eq!(report.chars, prompt.text.chars().count());
-    let joined: usize = report.sections.iter().map(|s| s.chars).sum::<usize>() + report.sections.len() - 1;
+    let joined: usize =
+        report.sections.iter().map(|s| s.chars).sum::<usize>() + report.sections.len() - 1;
     assert_eq!(joined, report.chars);
-    assert_eq!(report.project_context_chars, PROJECT_CONTEXT.chars().count());
+    assert_eq!(
+        report.project_context_chars,
+        PROJECT_CONTEXT.chars().count()
+    );
     assert_eq!(
         report.non_project_context_chars,
         report.chars - PROJECT_CONTEXT.chars().count()
@@ -287,7 +296,10 @@ fn date_section_uses_the_given_zone_and_clock_never_the_process_zone() {
             now_ms: None,
             hour_format: HourFormat::Twelve,
         }),
-        ("## Current Date & Time\nTime zone: Asia/Tokyo\n".to_owned(), vec![])
+        (
+            "## Current Date & Time\nTime zone: Asia/Tokyo\n".to_owned(),
+            vec![]
+        )
     );
     assert_eq!(
         section(UserTime {
@@ -296,8 +308,12 @@ fn date_section_uses_the_given_zone_and_clock_never_the_process_zone() {
             hour_format: HourFormat::Twelve,
         }),
         (
-            "## Current Date & Time\nTime zone: UTC\nDate: Monday, January 5th, 2026 - 2:04 PM\n".to_owned(),
-            vec!["unknown time zone \"Mars/Olympus_Mons\" in the system prompt; using UTC".to_owned()]
+            "## Current Date & Time\nTime zone: UTC\nDate: Monday, January 5th, 2026 - 2:04 PM\n"
+                .to_owned(),
+            vec![
+                "unknown time zone \"Mars/Olympus_Mons\" in the system prompt; using UTC"
+                    .to_owned()
+            ]
         )
     );
 }
@@ -317,7 +333,9 @@ fn memory_and_cross_session_lines_follow_the_tools_offered() {
     let memory = "## Memory Recall\nBefore answering anything about prior work, decisions, dates, people, preferences, or todos: run memory_search on MEMORY.md + memory/*.md; then use memory_get to pull only the needed lines. If low confidence after search, say you checked.\nCitations: include Source: <path#line> when it helps the user verify memory snippets.\n## Tooling\n";
     assert!(text.contains(memory), "{text}");
     assert!(text.contains("\n- sessions_send\n- sessions_spawn\nTOOLS.md does not control tool availability; it is user guidance for how to use external tools.\nIf a task is more complex or takes longer, spawn a sub-agent."));
-    assert!(text.contains("\n- Cross-session messaging → use sessions_send(sessionKey, message)\n"));
+    assert!(
+        text.contains("\n- Cross-session messaging → use sessions_send(sessionKey, message)\n")
+    );
     // The skills section needs a non-blank skills list.
     let blank_skills = build_system_prompt(&SystemPromptParams {
         skills_prompt: Some(" \n ".into()),
