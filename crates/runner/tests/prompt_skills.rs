@@ -166,6 +166,26 @@ fn frontmatter_outside_the_subset_is_an_error_with_its_line() {
 }
 
 #[test]
+fn odd_whitespace_in_nested_blocks_is_kept_as_text_not_a_panic() {
+    // U+3000 (ideographic space) is whitespace to `trim` but not indentation.
+    let source = "---\nmetadata:\n  a: 1\n\u{3000}b: 2\n  c: 3\n---\n";
+    assert_eq!(
+        parse_frontmatter(source),
+        Err(FrontmatterError {
+            line: 4,
+            message: "expected `key: value`".into()
+        })
+    );
+    // Cutting the common indentation (two spaces of the first line) out of the second line
+    // would split its U+3000 if that counted as indentation.
+    let nested = "---\nnotes:\n  a\n \u{3000}b\n---\n";
+    assert_eq!(
+        parse_frontmatter(nested).unwrap().unwrap().fields["notes"],
+        FrontmatterValue::Raw("a\n\u{3000}b".into())
+    );
+}
+
+#[test]
 fn workspace_skills_win_over_home_skills_and_bad_files_are_named_and_skipped() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");

@@ -45,10 +45,10 @@ pub const MAX_CONTEXT_FILE_BYTES: u64 = 2 * 1024 * 1024;
 /// Below this many chars left in the total budget no further file is started
 /// (`MIN_BOOTSTRAP_FILE_BUDGET_CHARS`).
 const MIN_FILE_BUDGET_CHARS: usize = 64;
-/// Share of a file's budget kept from its start when it is cut (`BOOTSTRAP_HEAD_RATIO`).
-const HEAD_RATIO: f64 = 0.7;
-/// Share kept from its end (`BOOTSTRAP_TAIL_RATIO`).
-const TAIL_RATIO: f64 = 0.2;
+/// Tenths of a file's budget kept from its start when it is cut (`BOOTSTRAP_HEAD_RATIO` 0.7).
+const HEAD_TENTHS: usize = 7;
+/// Tenths kept from its end (`BOOTSTRAP_TAIL_RATIO` 0.2).
+const TAIL_TENTHS: usize = 2;
 
 /// Character budgets for the injected files. Characters are Unicode scalar values (OpenClaw
 /// counts UTF-16 units; the two differ only outside the Basic Multilingual Plane).
@@ -241,8 +241,8 @@ fn trim_to_budget(content: &str, name: &str, max_chars: usize) -> Trimmed {
             truncated: false,
         };
     }
-    let head_chars = share(max_chars, HEAD_RATIO);
-    let tail_chars = share(max_chars, TAIL_RATIO);
+    let head_chars = share(max_chars, HEAD_TENTHS);
+    let tail_chars = share(max_chars, TAIL_TENTHS);
     let head: String = trimmed.chars().take(head_chars).collect();
     let tail: String = trimmed
         .chars()
@@ -259,13 +259,10 @@ fn trim_to_budget(content: &str, name: &str, max_chars: usize) -> Trimmed {
     }
 }
 
-/// `Math.floor(max * ratio)`; budgets are far below 2^52, where the float is exact.
-fn share(max_chars: usize, ratio: f64) -> usize {
-    let max = u32::try_from(max_chars).map_or(f64::from(u32::MAX), f64::from);
-    // Truncation toward zero is the floor the JS code takes; the value is non-negative.
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let kept = (max * ratio).floor() as usize;
-    kept
+/// `Math.floor(max * tenths / 10)` in integers: for whole numbers the float product OpenClaw
+/// floors never strays across an integer, so both give the same count.
+fn share(max_chars: usize, tenths: usize) -> usize {
+    max_chars / 10 * tenths + max_chars % 10 * tenths / 10
 }
 
 /// `clampToBudget`: the text cut to `budget` chars, the last one replaced by `…` when cut.

@@ -330,10 +330,12 @@ fn block_scalar(
 
 /// The lines with their common indentation removed (blank lines become empty).
 fn dedent(lines: &[&str]) -> Vec<String> {
+    // Only ASCII spaces count as indentation: cutting at a count that included other
+    // whitespace could land inside a multi-byte character.
     let indent = lines
         .iter()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
+        .map(|l| l.len() - l.trim_start_matches(' ').len())
         .min()
         .unwrap_or(0);
     lines
