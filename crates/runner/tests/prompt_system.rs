@@ -6,7 +6,7 @@
 use clawloop_core::{ManualClock, ThinkLevel, ToolDefinition};
 use clawloop_runner::prompt::{
     ContextFile, HourFormat, PromptMode, PromptSection, RuntimeInfo, SystemPromptParams,
-    ToolSummary, UserTime, build_system_prompt,
+    ToolSummary, UserTime, build_system_prompt, build_system_prompt_with_report,
 };
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -88,7 +88,7 @@ Warm and direct.";
 
 #[test]
 fn full_prompt_has_every_section_in_the_seed_order() {
-    let prompt = build_system_prompt(&params(PromptMode::Full));
+    let prompt = build_system_prompt_with_report(&params(PromptMode::Full));
     let expected = format!(
         "You are a personal assistant running inside clawloop.
 ## Current Date & Time
@@ -196,12 +196,12 @@ You are in #general.
 {REASONING}
 {PROJECT_CONTEXT}"
     );
-    assert_eq!(prompt.text, expected);
+    assert_eq!(prompt, expected);
 }
 
 #[test]
 fn report_sizes_add_up_to_the_prompt() {
-    let prompt = build_system_prompt(&params(PromptMode::Full));
+    let prompt = build_system_prompt_with_report(&params(PromptMode::Full));
     let report = &prompt.report;
     assert_eq!(report.chars, prompt.text.chars().count());
     let joined: usize =
@@ -232,7 +232,7 @@ fn report_sizes_add_up_to_the_prompt() {
 
 #[test]
 fn bare_params_give_identity_tooling_workspace_and_runtime_only() {
-    let prompt = build_system_prompt(&SystemPromptParams {
+    let prompt = build_system_prompt_with_report(&SystemPromptParams {
         workspace_dir: "/ws".into(),
         ..SystemPromptParams::default()
     });
@@ -271,7 +271,7 @@ fn date_section_uses_the_given_zone_and_clock_never_the_process_zone() {
         ..SystemPromptParams::default()
     };
     let section = |user_time: UserTime| {
-        let prompt = build_system_prompt(&SystemPromptParams {
+        let prompt = build_system_prompt_with_report(&SystemPromptParams {
             user_time: Some(user_time),
             ..base.clone()
         });
@@ -320,7 +320,7 @@ fn date_section_uses_the_given_zone_and_clock_never_the_process_zone() {
 
 #[test]
 fn memory_and_cross_session_lines_follow_the_tools_offered() {
-    let prompt = build_system_prompt(&SystemPromptParams {
+    let prompt = build_system_prompt_with_report(&SystemPromptParams {
         workspace_dir: "/ws".into(),
         tools: vec![
             ToolSummary::new("memory_search", "Search memory"),
@@ -337,7 +337,7 @@ fn memory_and_cross_session_lines_follow_the_tools_offered() {
         text.contains("\n- Cross-session messaging → use sessions_send(sessionKey, message)\n")
     );
     // The skills section needs a non-blank skills list.
-    let blank_skills = build_system_prompt(&SystemPromptParams {
+    let blank_skills = build_system_prompt_with_report(&SystemPromptParams {
         skills_prompt: Some(" \n ".into()),
         ..SystemPromptParams::default()
     });

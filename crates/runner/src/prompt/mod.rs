@@ -10,14 +10,17 @@
 //! # Example
 //!
 //! ```
-//! use clawloop_runner::prompt::{PromptMode, SystemPromptParams, ToolSummary, build_system_prompt};
+//! use clawloop_runner::prompt::{
+//!     SystemPromptParams, ToolSummary, build_system_prompt, build_system_prompt_with_report,
+//! };
 //!
 //! let params = SystemPromptParams {
 //!     workspace_dir: "/work/app".into(),
 //!     tools: vec![ToolSummary::new("read", "")],
 //!     ..SystemPromptParams::default()
 //! };
-//! let prompt = build_system_prompt(&params);
+//! let prompt = build_system_prompt_with_report(&params);
+//! assert_eq!(build_system_prompt(&params), prompt.text);
 //! assert!(prompt.text.starts_with("You are a personal assistant running inside clawloop.\n## Tooling"));
 //! assert!(prompt.text.contains("\n- read: Read file contents\n"));
 //! assert_eq!(prompt.report.chars, prompt.text.chars().count());
@@ -38,7 +41,7 @@ use clawloop_core::{ThinkLevel, ToolDefinition};
 pub use context_files::ContextFile;
 pub use date_time::{HourFormat, UserTime};
 pub use report::{InjectedFileReport, PromptSection, SectionReport, SystemPromptReport};
-pub use sections::build_system_prompt;
+pub use sections::{build_system_prompt, build_system_prompt_with_report};
 
 /// Which sections a prompt has.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

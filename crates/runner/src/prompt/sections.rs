@@ -16,8 +16,13 @@ use super::{PromptMode, RuntimeInfo, SystemPrompt, SystemPromptParams};
 
 const IDENTITY: &str = "You are a personal assistant running inside clawloop.";
 
-/// Builds the system prompt and its report. Pure: the same params give the same text.
-pub fn build_system_prompt(params: &SystemPromptParams) -> SystemPrompt {
+/// Builds the system prompt. Pure: the same params give the same text.
+pub fn build_system_prompt(params: &SystemPromptParams) -> String {
+    build_system_prompt_with_report(params).text
+}
+
+/// Builds the system prompt and its report (OpenClaw's `systemPromptReport`).
+pub fn build_system_prompt_with_report(params: &SystemPromptParams) -> SystemPrompt {
     let tools = ToolList::new(&params.tools);
     let full = params.mode == PromptMode::Full;
     let mut warnings = Vec::new();
