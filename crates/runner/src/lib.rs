@@ -17,3 +17,4 @@
 pub mod agent;
 pub mod compaction;
 pub mod config;
+pub mod prompt;
