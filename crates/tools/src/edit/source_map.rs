@@ -326,7 +326,8 @@ struct Line {
     line_break: Range<usize>,
 }
 
-/// The lines of a text split at `\r\n`, `\r` and `\n`.
+/// The lines of a text split at `\r\n`, `\r` and `\n`. Every range ends next to an ASCII byte,
+/// so slicing the text with it stays on character boundaries.
 struct Lines<'a> {
     bytes: &'a [u8],
     at: usize,
