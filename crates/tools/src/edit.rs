@@ -1,10 +1,14 @@
 //! The `edit` tool (pi-mono §3.7, matching per §3.7.1): replaces one unique occurrence of
-//! `oldText` with `newText`, exactly or after fuzzy normalization, keeping the file's BOM and
-//! line endings, and reports a numbered diff.
+//! `oldText` with `newText`, exactly or after fuzzy normalization, and reports a numbered diff.
+//!
+//! Unlike pi, only the matched bytes change: the BOM, every other line with its own line
+//! ending, trailing whitespace and Unicode forms are written back as they were.
 
 pub mod diff;
 pub mod fuzzy;
 pub mod line_endings;
+pub mod replace;
+pub mod source_map;
 
 use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult, ToolUpdate};
 use schemars::JsonSchema;
@@ -17,8 +21,8 @@ use crate::args_schema::{parameters_schema, parse_args};
 use crate::fs_error::{node_error, node_message_no_path};
 use crate::workspace::resolve_for_write;
 use diff::{DEFAULT_CONTEXT_LINES, generate_diff_string};
-use fuzzy::{count_occurrences, fuzzy_find_text, normalize_for_fuzzy_match};
-use line_endings::{BOM, detect_line_ending, normalize_to_lf, restore_line_endings, strip_bom};
+use line_endings::{BOM, normalize_to_lf, strip_bom};
+use replace::{ReplaceError, replace_unique};
 
 /// pi's description of the tool.
 const DESCRIPTION: &str = "Edit a file by replacing exact text. The oldText must match exactly (including whitespace). Use this for precise, surgical edits.";
@@ -83,47 +87,16 @@ impl EditTool {
         };
 
         let (had_bom, content) = strip_bom(&raw);
-        let ending = detect_line_ending(content);
-        let content = normalize_to_lf(content);
-        let old_text = normalize_to_lf(&args.old_text);
-        let new_text = normalize_to_lf(&args.new_text);
-
-        let Some(found) = fuzzy_find_text(&content, &old_text) else {
-            return Err(ToolError::Failed(format!(
-                "Could not find the exact text in {path}. The old text must match exactly including all whitespace and newlines."
-            )));
+        let replaced = match replace_unique(content, &args.old_text, &args.new_text) {
+            Ok(replaced) => replaced,
+            Err(err) => return Err(ToolError::Failed(refusal_text(err, path))),
         };
-        // Uniqueness is judged in normalized space, so an exact hit that has fuzzy twins is
-        // still ambiguous (pi 0.58.3).
-        let occurrences = count_occurrences(
-            &normalize_for_fuzzy_match(&content),
-            &normalize_for_fuzzy_match(&old_text),
-        );
-        if occurrences > 1 {
-            return Err(ToolError::Failed(format!(
-                "Found {occurrences} occurrences of the text in {path}. The text must be unique. Please provide more context to make it unique."
-            )));
-        }
 
-        let base = found.content_for_replacement.as_ref();
-        let end = found.index + found.match_length;
-        let (Some(before), Some(after)) = (base.get(..found.index), base.get(end..)) else {
-            return Err(ToolError::Failed(format!(
-                "Could not find the exact text in {path}. The old text must match exactly including all whitespace and newlines."
-            )));
-        };
-        let new_content = format!("{before}{new_text}{after}");
-        if new_content == base {
-            return Err(ToolError::Failed(format!(
-                "No changes made to {path}. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected."
-            )));
-        }
-
-        let mut final_content = String::with_capacity(new_content.len() + 3);
+        let mut final_content = String::with_capacity(replaced.len() + 3);
         if had_bom {
             final_content.push(BOM);
         }
-        final_content.push_str(&restore_line_endings(&new_content, ending));
+        final_content.push_str(&replaced);
         // Last point to give up; the write itself is not raced (a half-written file is worse
         // than a finished edit).
         if cancel.is_cancelled() {
@@ -133,7 +106,12 @@ impl EditTool {
             .await
             .map_err(|err| node_error(err, "open", &absolute))?;
 
-        let diff = generate_diff_string(base, &new_content, DEFAULT_CONTEXT_LINES);
+        // The file's real change, shown with LF line breaks as pi shows it.
+        let diff = generate_diff_string(
+            &normalize_to_lf(content),
+            &normalize_to_lf(&replaced),
+            DEFAULT_CONTEXT_LINES,
+        );
         let mut details = Map::new();
         details.insert("diff".to_owned(), Value::String(diff.diff));
         if let Some(line) = diff.first_changed_line {
@@ -143,6 +121,21 @@ impl EditTool {
             details: Some(Value::Object(details)),
             ..ToolResult::text(format!("Successfully replaced text in {path}."))
         })
+    }
+}
+
+/// pi's text for an edit that was refused.
+fn refusal_text(err: ReplaceError, path: &str) -> String {
+    match err {
+        ReplaceError::NotFound => format!(
+            "Could not find the exact text in {path}. The old text must match exactly including all whitespace and newlines."
+        ),
+        ReplaceError::Ambiguous(occurrences) => format!(
+            "Found {occurrences} occurrences of the text in {path}. The text must be unique. Please provide more context to make it unique."
+        ),
+        ReplaceError::Unchanged => format!(
+            "No changes made to {path}. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected."
+        ),
     }
 }
 
