@@ -155,6 +155,26 @@ mod tests {
     }
 
     #[test]
+    fn create_never_replaces_an_existing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut staged = stage(&path, b"first\n", false).unwrap();
+        assert!(staged.create().unwrap());
+        drop(staged);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "first\n");
+        let mut staged = stage(&path, b"second\n", false).unwrap();
+        assert!(!staged.create().unwrap());
+        drop(staged);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "first\n");
+        // Neither left its temporary file behind.
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [std::ffi::OsString::from("s.jsonl")]);
+    }
+
+    #[test]
     fn failure_keeps_the_old_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("missing-dir").join("s.jsonl");
