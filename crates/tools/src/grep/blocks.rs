@@ -90,7 +90,8 @@ impl<'a> FileBlocks<'a> {
             self.lines.pop_front();
         }
         // After the limit, only the open blocks' after-context is still wanted.
-        !(self.found.limit_reached && self.open.is_empty()) && !self.cancel.is_cancelled()
+        let done = self.found.limit_reached && self.open.is_empty();
+        !done && !self.cancel.is_cancelled()
     }
 
     /// Writes the block of the match on line `center`, up to line `end`.

@@ -120,8 +120,8 @@ mod tests {
         let mut output = Output::new(200);
         let mut lines = Vec::new();
         for number in 1..=20 {
-            output.push_line("dir/f.txt", number, number % 3 == 0, &shown);
-            let mark = if number % 3 == 0 { ':' } else { '-' };
+            output.push_line("dir/f.txt", number, number.is_multiple_of(3), &shown);
+            let mark = if number.is_multiple_of(3) { ':' } else { '-' };
             lines.push(format!("dir/f.txt{mark}{number}{mark} {}", shown.text));
         }
         let options = TruncationOptions {
