@@ -169,7 +169,7 @@ async fn files_that_are_not_utf8_or_not_regular_are_refused() {
     assert!(status.success());
     assert_eq!(
         edit_err(&ctx, "pipe", "a", "b").await,
-        "Not a regular file: pipe"
+        "Not a regular file: pipe is a FIFO (named pipe)"
     );
 }
 
