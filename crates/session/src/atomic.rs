@@ -1,40 +1,114 @@
 //! Replacing a whole file atomically: write a temporary sibling, then rename it over the target.
 //!
 //! Readers (and a crash at any moment) see either the old content or the new, never a mix.
-//! Used for migrations and for creating a session file with its first lines, so no partial
-//! header can ever exist on disk.
+//! Used for migrations, rewrites and for creating a session file with its first lines, so no
+//! partial header can ever exist on disk. The content is staged first and put in place
+//! separately, so a caller can check what the path holds at the last moment, and a new file
+//! can be created without ever replacing one that appeared meanwhile.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::on_disk::FileId;
+
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
 ///
 /// With `sync`, the data is fsynced before the rename and the directory after it, so the new
 /// content survives a machine crash once this returns. The temporary file is removed on error.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
-    let tmp = temp_path(path);
-    let result = write_then_rename(&tmp, path, bytes, sync);
-    if result.is_err() {
-        // Best effort: the error being returned matters more than a leftover temp file.
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    stage(path, bytes, sync)?.replace()
 }
 
-fn write_then_rename(tmp: &Path, path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
-    let mut file = OpenOptions::new().write(true).create_new(true).open(tmp)?;
+/// Writes `bytes` to a temporary sibling of `path`, to be put in place by
+/// [`Staged::replace`] or [`Staged::create`] once the caller has checked what is there now.
+///
+/// Checking after the (possibly long) write rather than before it leaves the shortest window
+/// between the check and the rename.
+pub(crate) fn stage(path: &Path, bytes: &[u8], sync: bool) -> io::Result<Staged> {
+    let tmp = temp_path(path);
+    let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    // From here on dropping `staged` removes the temporary file.
+    let mut staged = Staged {
+        tmp,
+        path: path.to_owned(),
+        sync,
+        id: None,
+        placed: false,
+    };
     file.write_all(bytes)?;
     if sync {
         file.sync_all()?;
     }
-    drop(file);
-    fs::rename(tmp, path)?;
-    if sync {
-        sync_dir(path);
+    staged.id = FileId::of(&file.metadata()?);
+    Ok(staged)
+}
+
+/// A temporary file holding new content for a path, removed unless put in place.
+#[derive(Debug)]
+pub(crate) struct Staged {
+    tmp: PathBuf,
+    path: PathBuf,
+    sync: bool,
+    id: Option<FileId>,
+    /// Put in place: the temporary name is gone (or about to be) and must not be removed.
+    placed: bool,
+}
+
+impl Staged {
+    /// The identity the file will have at its path (a rename or link keeps it).
+    pub(crate) fn id(&self) -> Option<FileId> {
+        self.id
     }
-    Ok(())
+
+    /// Renames the new content over whatever the path names.
+    pub(crate) fn replace(mut self) -> io::Result<()> {
+        fs::rename(&self.tmp, &self.path)?;
+        self.placed = true;
+        self.sync_dir();
+        Ok(())
+    }
+
+    /// Puts the new content at the path only if no file is there, atomically (a hard link
+    /// never replaces an existing name). Returns `Ok(false)`, keeping the staged content for a
+    /// [`Staged::replace`], when something is there. Where hard links are not supported it
+    /// checks the path and renames, which leaves a short window.
+    pub(crate) fn create(&mut self) -> io::Result<bool> {
+        match fs::hard_link(&self.tmp, &self.path) {
+            Ok(()) => {
+                self.placed = true;
+                // Best effort: the content is in place; a leftover name would only be litter.
+                let _ = fs::remove_file(&self.tmp);
+                self.sync_dir();
+                Ok(true)
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+            Err(_) if fs::symlink_metadata(&self.path).is_ok() => Ok(false),
+            Err(_) => {
+                fs::rename(&self.tmp, &self.path)?;
+                self.placed = true;
+                self.sync_dir();
+                Ok(true)
+            }
+        }
+    }
+
+    /// Makes the new name durable.
+    fn sync_dir(&self) {
+        if self.sync {
+            sync_dir(&self.path);
+        }
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.placed {
+            // Best effort: the error being returned matters more than a leftover temp file.
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// A sibling name no other writer uses: dot-prefixed, with pid and a counter.
@@ -73,6 +147,26 @@ mod tests {
         write_atomic(&path, b"new\n", true).unwrap();
         write_atomic(&path, b"newer\n", false).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "newer\n");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [std::ffi::OsString::from("s.jsonl")]);
+    }
+
+    #[test]
+    fn create_never_replaces_an_existing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut staged = stage(&path, b"first\n", false).unwrap();
+        assert!(staged.create().unwrap());
+        drop(staged);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "first\n");
+        let mut staged = stage(&path, b"second\n", false).unwrap();
+        assert!(!staged.create().unwrap());
+        drop(staged);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "first\n");
+        // Neither left its temporary file behind.
         let names: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())

@@ -29,8 +29,10 @@ pub enum SessionError {
         /// What is wrong with its first line.
         reason: String,
     },
-    /// The file changed on disk behind this session's back (another writer created or
-    /// appended to it), so writing now could destroy someone else's lines.
+    /// The file changed on disk behind this session's back — another writer created,
+    /// appended to, cut or rewrote it, or it was deleted, moved away or replaced by another
+    /// file — so writing now could destroy someone else's lines or write into a file that is
+    /// no longer the session's. Nothing was written; reopen the session to go on.
     #[error(
         "session file {} changed on disk since it was opened ({what}); not writing to it",
         path.display()

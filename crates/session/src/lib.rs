@@ -9,10 +9,17 @@
 //! `.0` on integers, unknown fields and entry types kept.
 //!
 //! Crash safety: every entry is one complete line written with one `write`; a torn last line
-//! (no `\n`, or not JSON) is reported on open and cut off before the next append; other bad
-//! lines are skipped and counted; a non-empty file without a session header is refused and
-//! never touched; new files and migrations are written to a temporary file and renamed into
-//! place. [`FsyncPolicy`] decides when lines are forced to disk.
+//! (one that is not JSON) is reported on open and cut off before the next append, while a
+//! last line that parses but lost its `\n` is kept and gets the newline before the next
+//! append; other bad lines are skipped and counted; a non-empty file without a session header
+//! is refused and never touched; new files and migrations are written to a temporary file and
+//! renamed into place. [`FsyncPolicy`] decides when lines are forced to disk.
+//!
+//! Nothing another writer wrote is ever cut or overwritten: every write checks the file
+//! against what this transcript read or wrote — its identity (device and inode), length and
+//! last bytes, the whole content before a rewrite — and a file changed behind its back, deleted
+//! or replaced fails the write with [`SessionError::ChangedOnDisk`] instead of being
+//! acknowledged.
 //!
 //! Opening a current-version file reads each message entry only as far as its envelope (id,
 //! parent, role) and types the message when it is first needed, so opening a 100 000-entry
@@ -74,6 +81,7 @@ mod layout;
 mod load;
 mod lock;
 mod migrate;
+mod on_disk;
 mod options;
 mod process;
 mod scan;

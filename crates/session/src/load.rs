@@ -5,7 +5,6 @@
 //! byte for byte, which is what migrations and whole-file rewrites need. Opening a current
 //! file for use reads its messages lazily instead ([`crate::entry_list`]).
 
-use std::io::ErrorKind;
 use std::path::Path;
 
 use serde_json::Value;
@@ -57,30 +56,11 @@ pub(crate) struct Loaded {
     pub torn: Option<TornLine>,
     /// Bytes to keep: the file length minus a torn tail (and trailing blanks without `\n`).
     pub keep_len: u64,
-    /// The kept content ends without `\n` (a header-only file missing its newline).
+    /// The kept content ends without `\n` (its last line parses but lost its newline).
     pub needs_newline: bool,
-    /// The file's length when it was read.
-    pub seen_len: u64,
 }
 
-/// The content of `path`; `None` when it does not exist.
-pub(crate) fn read_file(path: &Path) -> Result<Option<Vec<u8>>, SessionError> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(SessionError::io(path, "read", e)),
-    }
-}
-
-/// Reads `path`. `Ok(None)` when it does not exist or is empty (a new session).
-pub(crate) fn load(path: &Path) -> Result<Option<Loaded>, SessionError> {
-    match read_file(path)? {
-        None => Ok(None),
-        Some(bytes) => load_bytes(path, &bytes),
-    }
-}
-
-/// [`load`] of content already read.
+/// Reads the content of `path`, already read. `Ok(None)` when it is empty (a new session).
 pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Option<Loaded>, SessionError> {
     let judge = |header: &JsonObject, line: RawLine<'_>| {
         let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(line.content) else {
@@ -105,6 +85,5 @@ pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Option<Loaded>, Se
         torn: s.torn,
         keep_len: s.keep_len,
         needs_newline: s.needs_newline,
-        seen_len: s.seen_len,
     }))
 }

@@ -4,8 +4,10 @@
 //! * The first non-blank line must be a session header (an object with `type: "session"` and
 //!   a string `id`); otherwise the file is not a session and is refused.
 //! * Blank lines are ignored (pi does the same) and not counted.
-//! * The last non-blank line is *torn* when it lacks its `\n` or is not a JSON object: it is
-//!   skipped, counted, and the caller cuts the file back to `keep_len` before its next append.
+//! * The last non-blank line is *torn* when it is not a JSON object (with or without its
+//!   `\n`): it is skipped, counted, and the caller cuts the file back to `keep_len` before its
+//!   next append. A last line that parses but lacks its `\n` is complete and kept; the caller
+//!   writes the newline before its next append (`needs_newline`).
 //! * Any other line that is not a JSON object, or that the caller cannot use, is skipped and
 //!   counted but stays in the file.
 
@@ -54,10 +56,8 @@ pub(crate) struct Scanned<T> {
     pub torn: Option<TornLine>,
     /// Bytes to keep: the file length minus a torn tail (and trailing blanks without `\n`).
     pub keep_len: u64,
-    /// The kept content ends without `\n` (a header-only file missing its newline).
+    /// The kept content ends without `\n` (its last line parses but lost its newline).
     pub needs_newline: bool,
-    /// The file's length when it was read.
-    pub seen_len: u64,
 }
 
 /// A complete line that is not an object, whose fate depends on whether another line follows.
@@ -82,7 +82,7 @@ pub(crate) fn scan<'a, T>(
         path: path.to_owned(),
         reason,
     };
-    let mut header: Option<(JsonObject, bool)> = None;
+    let mut header: Option<JsonObject> = None;
     let mut items = Vec::new();
     let mut skipped = 0;
     let mut pending: Option<Pending> = None;
@@ -120,7 +120,7 @@ pub(crate) fn scan<'a, T>(
             skipped += 1;
             items.extend(garbage(p.content));
         }
-        let Some((header_obj, _)) = &header else {
+        let Some(header_obj) = &header else {
             let obj = match serde_json::from_slice::<Value>(content) {
                 Ok(Value::Object(obj)) if is_header(&obj) => obj,
                 Ok(_) => {
@@ -134,18 +134,9 @@ pub(crate) fn scan<'a, T>(
                     )));
                 }
             };
-            header = Some((obj, !has_newline));
+            header = Some(obj);
             continue;
         };
-        if !has_newline {
-            torn = Some(TornLine {
-                line: number,
-                offset: start as u64,
-                len: line.len() as u64,
-            });
-            skipped += 1;
-            break;
-        }
         let raw = RawLine {
             content,
             text,
@@ -153,10 +144,21 @@ pub(crate) fn scan<'a, T>(
             number,
         };
         match judge(header_obj, raw) {
+            // A last line that parses is complete whether or not its `\n` made it to disk (a
+            // crash between the line and its newline, or an editor that drops the final
+            // one): it is kept, and the newline is written before the next append.
             Judged::Keep(item) => items.push(item),
             Judged::Unusable(item) => {
                 skipped += 1;
                 items.extend(item);
+            }
+            Judged::NotAnObject if !has_newline => {
+                torn = Some(TornLine {
+                    line: number,
+                    offset: start as u64,
+                    len: line.len() as u64,
+                });
+                skipped += 1;
             }
             Judged::NotAnObject => {
                 pending = Some(Pending {
@@ -167,7 +169,7 @@ pub(crate) fn scan<'a, T>(
             }
         }
     }
-    let Some((header, needs_newline)) = header else {
+    let Some(header) = header else {
         // Every non-blank line either is the header or fails above, so only blanks are left.
         return if offset == 0 {
             Ok(None)
@@ -191,6 +193,12 @@ pub(crate) fn scan<'a, T>(
         .map(|t| t.offset)
         .or(trailing_blank_at.map(|at| at as u64))
         .unwrap_or(offset as u64);
+    // What is kept may end without its `\n`: a last line (the header, say) that parses.
+    let needs_newline = usize::try_from(keep_len)
+        .ok()
+        .and_then(|at| at.checked_sub(1))
+        .and_then(|at| bytes.get(at))
+        .is_some_and(|&b| b != b'\n');
     Ok(Some(Scanned {
         header,
         items,
@@ -198,7 +206,6 @@ pub(crate) fn scan<'a, T>(
         torn,
         keep_len,
         needs_newline,
-        seen_len: offset as u64,
     }))
 }
 

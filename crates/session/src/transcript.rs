@@ -22,9 +22,10 @@ use crate::error::SessionError;
 use crate::header::CURRENT_SESSION_VERSION;
 use crate::header::SessionHeader;
 use crate::id::{unique_entry_id, uuid_v4};
-use crate::load::{Line, Loaded, TornLine, load_bytes, read_file};
+use crate::load::{Line, Loaded, TornLine, load_bytes};
 use crate::lock::WriteLock;
 use crate::migrate::migrate;
+use crate::on_disk::{FileId, ReadFile, Seen, read_file};
 use crate::options::SessionOptions;
 use crate::scan::{Scanned, header_version, scan};
 use crate::time::format_iso;
@@ -37,7 +38,7 @@ pub struct OpenReport {
     pub created: bool,
     /// Lines that could not be used, a torn last line included.
     pub skipped_lines: usize,
-    /// The torn last line, cut off before the next append.
+    /// The torn last line (one that does not parse), cut off before the next append.
     pub torn_line: Option<TornLine>,
     /// The version the file was migrated from (and rewritten), if it was older.
     pub migrated_from: Option<u64>,
@@ -98,13 +99,17 @@ impl Transcript {
     /// empty file starts a new session written on its first append. A file whose first
     /// non-blank line is not a session header is refused and left untouched. Older versions
     /// are migrated and the file rewritten atomically. Unusable lines are skipped and counted
-    /// in [`Transcript::report`]; a torn last line is cut off before the next append. The leaf
-    /// is the last entry in file order.
+    /// in [`Transcript::report`]; a torn last line (one that does not parse) is cut off before
+    /// the next append, while a last line that parses but lacks its `\n` is kept and gets its
+    /// newline then. The leaf is the last entry in file order.
     ///
     /// Opening takes no lock (a migration's rewrite excepted): the write lock is taken at the
-    /// first write, which fails with [`SessionError::ChangedOnDisk`] if another writer changed
-    /// the file since it was read here. A session about to be written should rather be opened
-    /// with [`Transcript::open_locked`].
+    /// first write, which fails with [`SessionError::ChangedOnDisk`] if the file is not the one
+    /// read any more or does not end as it did (another writer appended, cut or replaced it,
+    /// even to the same length). Every later append fails the same way when the file was
+    /// deleted, moved away or replaced, or grew behind its back; such a line is never
+    /// acknowledged. A session about to be written should rather be opened with
+    /// [`Transcript::open_locked`].
     pub fn open(path: impl AsRef<Path>, options: SessionOptions) -> Result<Self, SessionError> {
         Self::open_with(path.as_ref().to_path_buf(), options, None)
     }
@@ -129,7 +134,7 @@ impl Transcript {
         options: SessionOptions,
         lock: Option<WriteLock>,
     ) -> Result<Self, SessionError> {
-        let Some(bytes) = read_file(&path)? else {
+        let Some(ReadFile { bytes, id }) = read_file(&path)? else {
             return Ok(Self::new_session(path, options, lock));
         };
         // A current file is read lazily (see `envelope`); an older one is typed whole, since it
@@ -139,12 +144,12 @@ impl Transcript {
             let judge = |_: &JsonObject, line| envelope::judge(&path, line);
             match scan(&path, &bytes, judge, |_| None)? {
                 None => Ok(Self::new_session(path, options, lock)),
-                Some(scanned) => Self::from_scanned(path, options, scanned, bytes, lock),
+                Some(scanned) => Self::from_scanned(path, options, scanned, bytes, id, lock),
             }
         } else {
             match load_bytes(&path, &bytes)? {
                 None => Ok(Self::new_session(path, options, lock)),
-                Some(loaded) => Self::from_loaded(path, options, loaded, lock),
+                Some(loaded) => Self::from_loaded(path, options, loaded, &bytes, id, lock),
             }
         }
     }
@@ -155,6 +160,7 @@ impl Transcript {
         options: SessionOptions,
         scanned: Scanned<Item>,
         source: Vec<u8>,
+        id: Option<FileId>,
         lock: Option<WriteLock>,
     ) -> Result<Self, SessionError> {
         let header: SessionHeader =
@@ -165,6 +171,7 @@ impl Transcript {
                 }
             })?;
         let count = scanned.items.len();
+        let seen = Seen::new(id, &source, scanned.keep_len);
         let mut transcript = Transcript {
             header,
             entries: EntryList::from_items(source, scanned.items),
@@ -175,8 +182,8 @@ impl Transcript {
                 path,
                 options.fsync,
                 options.lock_timeout,
+                seen,
                 scanned.keep_len,
-                scanned.seen_len,
                 scanned.needs_newline,
             )
             .with_lock(lock),
@@ -251,6 +258,8 @@ impl Transcript {
         path: PathBuf,
         options: SessionOptions,
         loaded: Loaded,
+        bytes: &[u8],
+        id: Option<FileId>,
         lock: Option<WriteLock>,
     ) -> Result<Self, SessionError> {
         let Loaded {
@@ -260,7 +269,6 @@ impl Transcript {
             torn,
             keep_len,
             needs_newline,
-            seen_len,
         } = loaded;
         let not_a_session = |e: serde_json::Error| SessionError::NotASession {
             path: path.clone(),
@@ -285,14 +293,14 @@ impl Transcript {
             path,
             options.fsync,
             options.lock_timeout,
+            Seen::new(id, bytes, keep_len),
             keep_len,
-            seen_len,
             needs_newline,
         )
         .with_lock(lock);
         if migrated_from.is_some() {
             // Under the lock, and refused if the file changed since it was read.
-            writer.rewrite(&rewrite_content(&header_obj, &lines)?)?;
+            writer.rewrite(&rewrite_content(&header_obj, &lines)?, bytes)?;
         }
 
         let mut transcript = Transcript {

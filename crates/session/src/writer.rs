@@ -4,11 +4,18 @@
 //! The lock is held for the writer's *writable lifetime*: taken at the first write (or before
 //! reading, for [`crate::Transcript::open_locked`]) and kept until the writer is closed or
 //! dropped, not taken per write. A transcript's memory — the leaf every new entry hangs
-//! from, the byte length the torn-tail cut relies on — is only true while nobody else
-//! writes; per-write locking would let another process append between two of our writes and
-//! our next entry would name a stale parent. Taking it at the first write rather than on open
-//! lets readers open a session without waiting or leaving lock files; the length check on
-//! the first write then refuses to write over anything appended since the file was read.
+//! from, the bytes the torn-tail cut relies on — is only true while nobody else writes;
+//! per-write locking would let another process append between two of our writes and our next
+//! entry would name a stale parent. Taking it at the first write rather than on open lets
+//! readers open a session without waiting or leaving lock files.
+//!
+//! The lock only keeps out writers that take it, so every write also checks the file itself
+//! against what this writer believes it holds ([`crate::on_disk`]): the first write through
+//! a new handle compares the file's identity, length and last bytes with what was read or
+//! written (so a stale reader never cuts or extends lines it has not seen), and every append
+//! checks that the file is still at its path, not deleted or replaced, with the length this
+//! writer's own writes left — before the write, and the identity once more after it, so a
+//! line written into a file that lost its name is reported, never acknowledged.
 //!
 //! Under [`FsyncPolicy::OnTurnEnd`] the turn end's fsync runs on a background thread (see
 //! [`syncer`] for why that loses nothing a process crash could not); the writer joins that
@@ -17,15 +24,16 @@
 
 mod syncer;
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::atomic::write_atomic;
+use crate::atomic::stage;
 use crate::error::SessionError;
 use crate::fsync::FsyncPolicy;
 use crate::lock::WriteLock;
+use crate::on_disk::{FileId, Seen, check_handle, open_seen, take_back, verify_whole};
 use syncer::Syncer;
 
 /// Where the file stands.
@@ -36,15 +44,22 @@ enum State {
     Unwritten { deferred: bool },
     /// The file has a valid header and `len` bytes of content this writer vouches for.
     Open {
-        /// Opened on the first append.
-        file: Option<File>,
+        /// Opened, after checking the file against `seen`, by the first append.
+        handle: Option<Handle>,
         /// Length after the cut; appends go after it.
         len: u64,
-        /// The length the file had when it was read; it must still have it when cut.
-        seen_len: u64,
-        /// The kept content lacks its final `\n` (a header-only file).
+        /// The file as read or last written whole; the cut removes what follows `len`.
+        seen: Seen,
+        /// The kept content lacks its final `\n` (its last line parses but lost it).
         needs_newline: bool,
     },
+}
+
+/// The handle appends go through, and the identity of its file.
+#[derive(Debug)]
+struct Handle {
+    file: File,
+    id: Option<FileId>,
 }
 
 /// Appends lines to one session file.
@@ -80,22 +95,22 @@ impl Writer {
         }
     }
 
-    /// A writer for an existing file of `seen_len` bytes whose first `keep_len` are valid.
+    /// A writer for an existing file as `seen`, of which the first `keep_len` bytes are valid.
     pub(crate) fn existing(
         path: PathBuf,
         fsync: FsyncPolicy,
         lock_timeout: Duration,
+        seen: Seen,
         keep_len: u64,
-        seen_len: u64,
         needs_newline: bool,
     ) -> Self {
         Writer {
             path,
             fsync,
             state: State::Open {
-                file: None,
+                handle: None,
                 len: keep_len,
-                seen_len,
+                seen,
                 needs_newline,
             },
             lock: None,
@@ -148,27 +163,35 @@ impl Writer {
 
     /// Creates the file with `content` (header and first entries) in one atomic step.
     ///
-    /// Refuses when the file has meanwhile appeared with content: that is someone else's.
+    /// Refuses when the file has meanwhile appeared with content: that is someone else's. A
+    /// new file is linked into place, which never replaces one that appeared at the last
+    /// moment; an empty one (a session that never got its first line) is replaced.
     pub(crate) fn create(&mut self, content: &[u8]) -> Result<(), SessionError> {
         self.ensure_locked()?;
-        match std::fs::metadata(&self.path) {
-            Ok(m) if m.len() > 0 => {
-                return Err(SessionError::ChangedOnDisk {
-                    path: self.path.clone(),
-                    what: format!("it now holds {} bytes", m.len()),
-                });
+        let path = &self.path;
+        let io = |action, e| SessionError::io(path, action, e);
+        let mut staged =
+            stage(path, content, self.fsync != FsyncPolicy::Never).map_err(|e| io("create", e))?;
+        let id = staged.id();
+        if !staged.create().map_err(|e| io("create", e))? {
+            match std::fs::metadata(path) {
+                Ok(m) if m.len() > 0 => {
+                    return Err(SessionError::ChangedOnDisk {
+                        path: path.clone(),
+                        what: format!("it now holds {} bytes", m.len()),
+                    });
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == ErrorKind::NotFound => {}
+                Err(e) => return Err(io("create", e)),
             }
-            Ok(_) => {}
-            Err(e) if e.kind() == ErrorKind::NotFound => {}
-            Err(e) => return Err(SessionError::io(&self.path, "create", e)),
+            staged.replace().map_err(|e| io("create", e))?;
         }
-        write_atomic(&self.path, content, self.fsync != FsyncPolicy::Never)
-            .map_err(|e| SessionError::io(&self.path, "create", e))?;
         let len = content.len() as u64;
         self.state = State::Open {
-            file: None,
+            handle: None,
             len,
-            seen_len: len,
+            seen: Seen::new(id, content, len),
             needs_newline: false,
         };
         Ok(())
@@ -176,12 +199,17 @@ impl Writer {
 
     /// Appends one complete line (ending in `\n`) with a single write.
     ///
-    /// The first append after opening cuts a torn tail off. A failed write is rolled back to
-    /// the previous length so no partial line stays behind. `turn_end` asks for an fsync under
-    /// [`FsyncPolicy::OnTurnEnd`], which runs in the background: the append returns once the
-    /// line is written. A background fsync that failed since the last call is reported
-    /// instead of appending (nothing is written), so the caller learns that lines it was told
-    /// were appended may not survive a machine crash.
+    /// The first append through a new handle checks the file against what was read or
+    /// written (identity, length, last bytes) and then cuts a torn tail off; every append
+    /// checks that the file is still at the path with the length this writer left, and after
+    /// the write that it still is the file at the path. A mismatch is
+    /// [`SessionError::ChangedOnDisk`] and nothing is acknowledged. A failed write is rolled
+    /// back to the previous length, if what it left is only its own bytes, so no partial
+    /// line stays behind. `turn_end` asks for an fsync under [`FsyncPolicy::OnTurnEnd`],
+    /// which runs in the background: the append returns once the line is written. A
+    /// background fsync that failed since the last call is reported instead of appending
+    /// (nothing is written), so the caller learns that lines it was told were appended may
+    /// not survive a machine crash.
     pub(crate) fn append(&mut self, line: &[u8], turn_end: bool) -> Result<(), SessionError> {
         self.report_background_error()?;
         if self.is_written() {
@@ -189,9 +217,9 @@ impl Writer {
         }
         let path = &self.path;
         let State::Open {
-            file,
+            handle,
             len,
-            seen_len,
+            seen,
             needs_newline,
         } = &mut self.state
         else {
@@ -202,24 +230,21 @@ impl Writer {
             ));
         };
         let io = |action, e| SessionError::io(path, action, e);
-        let f = match file {
-            Some(f) => f,
+        let handle = match handle {
+            Some(h) => {
+                check_handle(&h.file, h.id, path, Some(*len))?;
+                h
+            }
             None => {
-                let f = OpenOptions::new()
-                    .append(true)
-                    .open(path)
-                    .map_err(|e| io("open for append", e))?;
-                let actual = f.metadata().map_err(|e| io("stat", e))?.len();
-                if actual != *seen_len {
-                    return Err(SessionError::ChangedOnDisk {
-                        path: path.clone(),
-                        what: format!("{seen_len} bytes when read, {actual} now"),
-                    });
+                let file = open_seen(path, seen)?;
+                if seen.len() != *len {
+                    // Exactly the torn tail `seen` holds, checked just now.
+                    file.set_len(*len).map_err(|e| io("cut torn line", e))?;
                 }
-                if actual != *len {
-                    f.set_len(*len).map_err(|e| io("cut torn line", e))?;
-                }
-                file.insert(f)
+                handle.insert(Handle {
+                    file,
+                    id: seen.id(),
+                })
             }
         };
         let mut buf = Vec::with_capacity(line.len() + 1);
@@ -227,22 +252,27 @@ impl Writer {
             buf.push(b'\n');
         }
         buf.extend_from_slice(line);
-        if let Err(e) = f.write_all(&buf) {
-            // Best effort: take a partial line back so the file keeps ending on a whole line.
-            let _ = f.set_len(*len);
+        if let Err(e) = (&handle.file).write_all(&buf) {
+            // Take a partial line back so the file keeps ending on a whole line, but only our
+            // own bytes: whatever else follows was written by someone else.
+            if !matches!(take_back(&handle.file, *len, &buf), Ok(true)) {
+                tracing::warn!(path = %path.display(), "a failed append may have left a partial line that could not be taken back");
+            }
             return Err(io("append", e));
         }
+        // A deletion or replacement that raced with the write: the line is in a file that is
+        // no longer the session's, so it must not be acknowledged.
+        check_handle(&handle.file, handle.id, path, None)?;
         *len += buf.len() as u64;
-        *seen_len = *len;
         *needs_newline = false;
         match self.fsync {
-            FsyncPolicy::Always => f.sync_data().map_err(|e| io("fsync", e))?,
+            FsyncPolicy::Always => handle.file.sync_data().map_err(|e| io("fsync", e))?,
             // The line is in the page cache already, safe from a process crash; the fsync
             // only guards against a machine crash, and waiting for it here would cost the
             // turn end milliseconds (see `syncer`).
             FsyncPolicy::OnTurnEnd if turn_end => self
                 .syncer
-                .request(f)
+                .request(&handle.file)
                 .map_err(|e| io("start background fsync", e))?,
             FsyncPolicy::OnTurnEnd | FsyncPolicy::Never => {}
         }
@@ -258,40 +288,36 @@ impl Writer {
     }
 
     /// Replaces the whole file with `content` (header first) through write-temp-then-rename,
-    /// under the lock.
+    /// under the lock. `expected` is the whole file as this writer read it.
     ///
-    /// Refuses when the file no longer has the length it had when read or last written: it
-    /// holds lines this writer has not seen.
-    pub(crate) fn rewrite(&mut self, content: &[u8]) -> Result<(), SessionError> {
+    /// Refuses when the file is no longer the one read or no longer holds exactly `expected`:
+    /// it holds lines this writer has not seen.
+    pub(crate) fn rewrite(&mut self, content: &[u8], expected: &[u8]) -> Result<(), SessionError> {
         self.ensure_locked()?;
         let path = &self.path;
-        let State::Open { seen_len, .. } = &self.state else {
+        let State::Open { seen, .. } = &self.state else {
             return Err(SessionError::io(
                 path,
                 "rewrite",
                 std::io::Error::other("the session file has not been created yet"),
             ));
         };
-        let actual = std::fs::metadata(path)
-            .map_err(|e| SessionError::io(path, "stat", e))?
-            .len();
-        if actual != *seen_len {
-            return Err(SessionError::ChangedOnDisk {
-                path: path.clone(),
-                what: format!("{seen_len} bytes when read, {actual} now"),
-            });
-        }
+        let staged = stage(path, content, self.fsync != FsyncPolicy::Never)
+            .map_err(|e| SessionError::io(path, "rewrite", e))?;
+        let id = staged.id();
+        verify_whole(path, seen.id(), expected)?;
         // The syncer's handle is about to name the replaced file; let it finish with it (a
         // failure stays kept for the next append, sync or close).
         self.syncer.finish();
-        write_atomic(path, content, self.fsync != FsyncPolicy::Never)
+        staged
+            .replace()
             .map_err(|e| SessionError::io(path, "rewrite", e))?;
         let len = content.len() as u64;
         // The rename replaced the file: a descriptor opened before would append to the old one.
         self.state = State::Open {
-            file: None,
+            handle: None,
             len,
-            seen_len: len,
+            seen: Seen::new(id, content, len),
             needs_newline: false,
         };
         Ok(())
@@ -318,7 +344,10 @@ impl Writer {
         let background = self.report_background_error();
         // Synced even after a background failure: what can still be made durable should be.
         let synced = match &self.state {
-            State::Open { file: Some(f), .. } if self.fsync != FsyncPolicy::Never => f
+            State::Open {
+                handle: Some(h), ..
+            } if self.fsync != FsyncPolicy::Never => h
+                .file
                 .sync_data()
                 .map_err(|e| SessionError::io(&self.path, "fsync", e)),
             _ => Ok(()),
@@ -443,10 +472,34 @@ mod tests {
     }
 
     #[test]
+    fn a_rewrite_refuses_content_changed_behind_its_back_and_writes_nothing() {
+        let (_dir, mut w) = writer(FsyncPolicy::Never);
+        let read = std::fs::read(w.path()).unwrap();
+        // Same length, other bytes, same file: only the content tells.
+        let edited = b"{\"type\":\"Session\"}\n";
+        assert_eq!(edited.len(), read.len());
+        std::fs::write(w.path(), edited).unwrap();
+        let err = w
+            .rewrite(b"{\"type\":\"session\"}\nr\n", &read)
+            .unwrap_err();
+        assert!(
+            matches!(&err, SessionError::ChangedOnDisk { what, .. } if what == "its content is not the one read, though its length is the same"),
+            "{err:?}"
+        );
+        assert_eq!(std::fs::read(w.path()).unwrap(), edited);
+        let names: Vec<_> = std::fs::read_dir(w.path().parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
+    }
+
+    #[test]
     fn a_rewrite_hands_the_syncer_the_new_file() {
         let (_dir, mut w) = writer(FsyncPolicy::OnTurnEnd);
         w.append(b"a\n", true).unwrap();
-        w.rewrite(b"{\"type\":\"session\"}\nr\n").unwrap();
+        let before = std::fs::read(w.path()).unwrap();
+        w.rewrite(b"{\"type\":\"session\"}\nr\n", &before).unwrap();
         assert_eq!(completed(&w), 1);
         w.append(b"b\n", true).unwrap();
         w.close().unwrap();

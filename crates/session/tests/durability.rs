@@ -65,18 +65,111 @@ fn torn_last_line_without_newline_is_reported_and_cut_before_the_next_append() {
 }
 
 #[test]
-fn a_complete_last_line_without_newline_is_torn_too() {
+fn a_complete_last_line_without_newline_is_kept_and_the_newline_added_before_the_next_append() {
     let (_dir, path) = temp_session();
     two_turn_file(&path);
     let good = read(&path);
     let whole = message_line("a0000003", Some("a0000002"), &user("no newline"));
     std::fs::write(&path, format!("{good}{whole}")).unwrap();
+
     let mut t = open(&path);
-    assert_eq!(t.report().skipped_lines, 1);
-    assert_eq!(t.entries().len(), 2);
-    t.append_message(user("next")).unwrap();
-    assert_valid_jsonl(&path);
-    assert_eq!(open(&path).entries().len(), 3);
+    assert_eq!(
+        t.report(),
+        &OpenReport {
+            created: false,
+            skipped_lines: 0,
+            torn_line: None,
+            migrated_from: None,
+        }
+    );
+    assert_eq!(t.leaf_id(), Some("a0000003"));
+    assert_eq!(read(&path), format!("{good}{whole}"));
+
+    let next = t.append_message(assistant("next")).unwrap();
+    let next_line = message_line_at(&next, Some("a0000003"), &assistant("next"));
+    assert_eq!(read(&path), format!("{good}{whole}\n{next_line}\n"));
+    let more = t.append_message(user("more")).unwrap();
+    let more_line = message_line_at(&more, Some(&next), &user("more"));
+    assert_eq!(
+        read(&path),
+        format!("{good}{whole}\n{next_line}\n{more_line}\n")
+    );
+
+    let t = open(&path);
+    assert_eq!(t.report(), &OpenReport::default());
+    assert_eq!(
+        context_texts(&t),
+        pairs(&[
+            ("user", "u1"),
+            ("assistant", "a1"),
+            ("user", "no newline"),
+            ("assistant", "next"),
+            ("user", "more"),
+        ])
+    );
+}
+
+#[test]
+fn any_last_line_that_parses_keeps_its_place_without_newline() {
+    // A typed entry, an entry of an unknown type, and an object this version cannot use (kept
+    // in the file and counted as skipped, like the same line in the middle).
+    let label = r#"{"type":"label","id":"a0000003","parentId":"a0000002","timestamp":"2026-01-01T00:00:02.000Z","targetId":"a0000001","label":"start"}"#;
+    let future = r#"{"type":"future_kind","id":"a0000003","parentId":"a0000002","timestamp":"2026-01-01T00:00:02.000Z","x":1}"#;
+    let unusable = r#"{"type":"message","id":"a0000003","parentId":"a0000002","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":7}}"#;
+    for (last, skipped, entries) in [(label, 0, 3), (future, 0, 3), (unusable, 1, 2)] {
+        let (_dir, path) = temp_session();
+        two_turn_file(&path);
+        let good = read(&path);
+        std::fs::write(&path, format!("{good}{last}")).unwrap();
+        let mut t = open(&path);
+        assert_eq!(
+            (
+                t.report().skipped_lines,
+                &t.report().torn_line,
+                t.entry_count()
+            ),
+            (skipped, &None, entries),
+            "{last}"
+        );
+        let leaf = t.leaf_id().unwrap().to_owned();
+        let id = t.append_message(user("after")).unwrap();
+        let line = message_line_at(&id, Some(&leaf), &user("after"));
+        assert_eq!(read(&path), format!("{good}{last}\n{line}\n"), "{last}");
+        assert_valid_jsonl(&path);
+        let reopened = open(&path);
+        assert_eq!(
+            (reopened.report().skipped_lines, reopened.entry_count()),
+            (skipped, entries + 1),
+            "{last}"
+        );
+    }
+}
+
+#[test]
+fn an_old_version_file_keeps_its_last_line_without_newline_through_the_migration() {
+    let (_dir, path) = temp_session();
+    let v2_header = HEADER.replace(r#""version":3"#, r#""version":2"#);
+    let u1 = message_line("a0000001", None, &user("u1"));
+    let a1 = message_line("a0000002", Some("a0000001"), &assistant("a1"));
+    std::fs::write(&path, format!("{v2_header}\n{u1}\n{a1}")).unwrap();
+    let mut t = open(&path);
+    assert_eq!(
+        t.report(),
+        &OpenReport {
+            created: false,
+            skipped_lines: 0,
+            torn_line: None,
+            migrated_from: Some(2),
+        }
+    );
+    assert_eq!(read(&path), format!("{HEADER}\n{u1}\n{a1}\n"));
+    let id = t.append_message(user("u2")).unwrap();
+    let u2 = message_line_at(&id, Some("a0000002"), &user("u2"));
+    assert_eq!(read(&path), format!("{HEADER}\n{u1}\n{a1}\n{u2}\n"));
+    assert_eq!(
+        context_texts(&open(&path)),
+        pairs(&[("user", "u1"), ("assistant", "a1"), ("user", "u2")])
+    );
 }
 
 #[test]
@@ -163,11 +256,6 @@ fn an_empty_file_opens_as_new_and_the_first_append_writes_the_header() {
     let id = t.append_message(user("hi")).unwrap();
     let expected = format!("{HEADER}\n{}\n", message_line_at(&id, None, &user("hi")));
     assert_eq!(read(&path), expected);
-}
-
-/// A message line stamped by the test clock.
-fn message_line_at(id: &str, parent: Option<&str>, m: &clawloop_core::AgentMessage) -> String {
-    message_line(id, parent, m).replace("2026-01-01T00:00:01.000Z", "2026-01-01T00:00:00.000Z")
 }
 
 #[test]
@@ -305,4 +393,45 @@ fn an_unreadable_path_is_an_io_error_naming_it() {
     let err = Transcript::open(dir.path(), options()).unwrap_err();
     assert!(matches!(err, SessionError::Io { .. }), "{err:?}");
     assert!(err.to_string().contains(&dir.path().display().to_string()));
+}
+
+#[test]
+fn the_tool_result_rewrite_keeps_a_last_line_without_newline() {
+    use clawloop_core::message::ToolResultMessage;
+    use clawloop_session::transforms::{ToolResultBudget, truncate_tool_result_message};
+
+    let (_dir, path) = temp_session();
+    let output: clawloop_core::AgentMessage =
+        ToolResultMessage::text("c1", "ls", "line\n".repeat(1000), false, T0).into();
+    let u = message_line("a0000001", None, &user("list"));
+    let call = message_line("a0000002", Some("a0000001"), &assistant_calling("c1"));
+    let result = message_line("a0000003", Some("a0000002"), &output);
+    let answer = message_line("a0000004", Some("a0000003"), &assistant("done"));
+    std::fs::write(&path, format!("{HEADER}\n{u}\n{call}\n{result}\n{answer}")).unwrap();
+
+    let outcome = clawloop_session::truncate_oversized_tool_results_in_file(
+        &path,
+        &ToolResultBudget::for_context_window(1000),
+        &options(),
+    )
+    .unwrap();
+    assert_eq!(outcome.truncated_count, 1);
+    let shortened = truncate_tool_result_message(&output, 1200, 0);
+    let shortened_line = message_line("a0000003", Some("a0000002"), &shortened);
+    assert_eq!(
+        read(&path),
+        format!("{HEADER}\n{u}\n{call}\n{shortened_line}\n{answer}\n")
+    );
+    let t = open(&path);
+    assert_eq!(t.report(), &OpenReport::default());
+    assert_eq!(t.leaf_id(), Some("a0000004"));
+    assert_eq!(
+        t.build_context().messages,
+        vec![
+            user("list"),
+            assistant_calling("c1"),
+            shortened,
+            assistant("done")
+        ]
+    );
 }

@@ -4,7 +4,10 @@
 //! The command runs as the leader of its own process group; an abort, a timeout or dropping
 //! the call's future kills the whole group with SIGKILL, so nothing the command started
 //! outlives it (a child that calls `setsid` escapes, as it would with pi). Output past the
-//! byte limit is also written in full to `$TMPDIR/pi-bash-<16 hex>.log`, named in the notice.
+//! byte limit is also written in full to `$TMPDIR/pi-bash-<16 hex>.log`, named in the notice,
+//! up to a size cap ([`DEFAULT_MAX_FULL_OUTPUT_BYTES`] unless
+//! [`BashTool::with_max_full_output_bytes`] sets another); output past the cap is still read,
+//! so the command runs on, but only counted, and a second notice says how much the log lacks.
 
 mod output;
 mod process;
@@ -36,6 +39,10 @@ const DESCRIPTION: &str = "Execute a bash command in the current working directo
 stdout and stderr. Output is truncated to last 2000 lines or 50KB (whichever is hit first). If \
 truncated, full output is saved to a temp file. Optionally provide a timeout in seconds.";
 
+/// How much of a command's output the full-output log keeps by default: 16 MiB, far more than
+/// anyone reads back, small enough that a runaway command cannot fill the disk.
+pub const DEFAULT_MAX_FULL_OUTPUT_BYTES: usize = 16 * 1024 * 1024;
+
 /// Size of one read from the output pipe (the pipe's own buffer is 64 KiB on Linux).
 const READ_CHUNK: usize = 64 * 1024;
 
@@ -61,6 +68,7 @@ pub struct BashTool {
     parameters: Value,
     shell: Option<PathBuf>,
     command_prefix: Option<String>,
+    max_full_output_bytes: usize,
 }
 
 impl Default for BashTool {
@@ -70,12 +78,14 @@ impl Default for BashTool {
 }
 
 impl BashTool {
-    /// The tool with pi's defaults: `/bin/bash`, else `bash` on `PATH`, else `sh`; no prefix.
+    /// The tool with pi's defaults: `/bin/bash`, else `bash` on `PATH`, else `sh`; no prefix;
+    /// and a full-output log of at most [`DEFAULT_MAX_FULL_OUTPUT_BYTES`].
     pub fn new() -> Self {
         BashTool {
             parameters: parameters_schema::<BashArgs>(),
             shell: None,
             command_prefix: None,
+            max_full_output_bytes: DEFAULT_MAX_FULL_OUTPUT_BYTES,
         }
     }
 
@@ -89,6 +99,15 @@ impl BashTool {
     /// `shopt -s expand_aliases`).
     pub fn with_command_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.command_prefix = Some(prefix.into());
+        self
+    }
+
+    /// Caps the full-output temp file at `bytes` (default [`DEFAULT_MAX_FULL_OUTPUT_BYTES`]):
+    /// the file keeps the first `bytes` of the output, the result still shows the tail, and
+    /// a notice `[Full output capped at <size> limit: <n> bytes dropped]` tells how much of
+    /// the output the file lacks. The command keeps running either way.
+    pub fn with_max_full_output_bytes(mut self, bytes: usize) -> Self {
+        self.max_full_output_bytes = bytes;
         self
     }
 
@@ -121,7 +140,7 @@ impl BashTool {
         let (mut group, mut pipe) = ProcessGroup::spawn(&shell, &command, &cwd, &ctx.env)
             .map_err(|err| spawn_error(&shell, err))?;
         let options = TruncationOptions::from_limits(&ctx.limits);
-        let mut log = OutputLog::new(options.max_bytes, temp_dir(ctx));
+        let mut log = OutputLog::new(options.max_bytes, self.max_full_output_bytes, temp_dir(ctx));
 
         let mut buf = vec![0u8; READ_CHUNK];
         let mut stop: Option<Stop> = None;
@@ -323,7 +342,9 @@ fn tail(log: &OutputLog, options: TruncationOptions) -> TruncationResult {
 }
 
 /// The final text and `details` (pi's `formatOutput`): the kept tail, or `empty` when there
-/// was no output, plus the notice naming the full log when something was cut.
+/// was no output, plus the notice naming the full log when something was cut, and a second
+/// one when the log itself was cut at its cap (`details.fullOutputDroppedBytes` then counts
+/// the bytes it lacks).
 fn format_output(
     log: &mut OutputLog,
     options: TruncationOptions,
@@ -367,6 +388,16 @@ fn format_output(
             Value::String(path.display().to_string()),
         );
     }
+    let dropped = log.dropped_bytes();
+    let notice = if dropped > 0 {
+        details.insert("fullOutputDroppedBytes".into(), Value::from(dropped));
+        format!(
+            "{notice}\n[Full output capped at {} limit: {dropped} bytes dropped]",
+            format_size(log.max_file_bytes()),
+        )
+    } else {
+        notice
+    };
     let body = if truncation.content.is_empty() {
         empty
     } else {

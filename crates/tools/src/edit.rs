@@ -1,24 +1,33 @@
 //! The `edit` tool (pi-mono §3.7, matching per §3.7.1): replaces one unique occurrence of
-//! `oldText` with `newText`, exactly or after fuzzy normalization, keeping the file's BOM and
-//! line endings, and reports a numbered diff.
+//! `oldText` with `newText`, exactly or after fuzzy normalization, and reports a numbered diff.
+//!
+//! Unlike pi, only the matched bytes change: the BOM, every other line with its own line
+//! ending, trailing whitespace and Unicode forms are written back as they were.
 
 pub mod diff;
 pub mod fuzzy;
 pub mod line_endings;
+pub mod replace;
+pub mod source_map;
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
 
 use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult, ToolUpdate};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::args_schema::{parameters_schema, parse_args};
-use crate::fs_error::{node_error, node_message_no_path};
+use crate::blocking::run_blocking;
+use crate::confined::{Confinement, Purpose};
+use crate::fs_error::node_message_no_path;
 use crate::workspace::resolve_for_write;
 use diff::{DEFAULT_CONTEXT_LINES, generate_diff_string};
-use fuzzy::{count_occurrences, fuzzy_find_text, normalize_for_fuzzy_match};
-use line_endings::{BOM, detect_line_ending, normalize_to_lf, restore_line_endings, strip_bom};
+use line_endings::{BOM, normalize_to_lf, strip_bom};
+use replace::{ReplaceError, replace_unique};
 
 /// pi's description of the tool.
 const DESCRIPTION: &str = "Edit a file by replacing exact text. The oldText must match exactly (including whitespace). Use this for precise, surgical edits.";
@@ -69,11 +78,12 @@ impl EditTool {
         }
         let path = &args.path;
         let absolute = resolve_for_write(ctx, path)?;
-        let raw = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(ToolError::Aborted),
-            raw = read_for_edit(&absolute, path) => raw?,
-        };
+        let job_ctx = ctx.clone();
+        let job_path = path.clone();
+        let (file, raw) = run_blocking("edit", ctx, cancel, move |_| {
+            read_for_edit(&job_ctx, &absolute, &job_path)
+        })
+        .await?;
         let Ok(raw) = String::from_utf8(raw) else {
             // pi decodes lossily and would write U+FFFD over every invalid byte of the file;
             // refusing keeps the file intact.
@@ -83,57 +93,29 @@ impl EditTool {
         };
 
         let (had_bom, content) = strip_bom(&raw);
-        let ending = detect_line_ending(content);
-        let content = normalize_to_lf(content);
-        let old_text = normalize_to_lf(&args.old_text);
-        let new_text = normalize_to_lf(&args.new_text);
-
-        let Some(found) = fuzzy_find_text(&content, &old_text) else {
-            return Err(ToolError::Failed(format!(
-                "Could not find the exact text in {path}. The old text must match exactly including all whitespace and newlines."
-            )));
+        let replaced = match replace_unique(content, &args.old_text, &args.new_text) {
+            Ok(replaced) => replaced,
+            Err(err) => return Err(ToolError::Failed(refusal_text(err, path))),
         };
-        // Uniqueness is judged in normalized space, so an exact hit that has fuzzy twins is
-        // still ambiguous (pi 0.58.3).
-        let occurrences = count_occurrences(
-            &normalize_for_fuzzy_match(&content),
-            &normalize_for_fuzzy_match(&old_text),
-        );
-        if occurrences > 1 {
-            return Err(ToolError::Failed(format!(
-                "Found {occurrences} occurrences of the text in {path}. The text must be unique. Please provide more context to make it unique."
-            )));
-        }
 
-        let base = found.content_for_replacement.as_ref();
-        let end = found.index + found.match_length;
-        let (Some(before), Some(after)) = (base.get(..found.index), base.get(end..)) else {
-            return Err(ToolError::Failed(format!(
-                "Could not find the exact text in {path}. The old text must match exactly including all whitespace and newlines."
-            )));
-        };
-        let new_content = format!("{before}{new_text}{after}");
-        if new_content == base {
-            return Err(ToolError::Failed(format!(
-                "No changes made to {path}. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected."
-            )));
-        }
-
-        let mut final_content = String::with_capacity(new_content.len() + 3);
+        let mut final_content = String::with_capacity(replaced.len() + 3);
         if had_bom {
             final_content.push(BOM);
         }
-        final_content.push_str(&restore_line_endings(&new_content, ending));
+        final_content.push_str(&replaced);
         // Last point to give up; the write itself is not raced (a half-written file is worse
         // than a finished edit).
         if cancel.is_cancelled() {
             return Err(ToolError::Aborted);
         }
-        tokio::fs::write(&absolute, final_content.as_bytes())
-            .await
-            .map_err(|err| node_error(err, "open", &absolute))?;
+        write_back(file, final_content.into_bytes()).await?;
 
-        let diff = generate_diff_string(base, &new_content, DEFAULT_CONTEXT_LINES);
+        // The file's real change, shown with LF line breaks as pi shows it.
+        let diff = generate_diff_string(
+            &normalize_to_lf(content),
+            &normalize_to_lf(&replaced),
+            DEFAULT_CONTEXT_LINES,
+        );
         let mut details = Map::new();
         details.insert("diff".to_owned(), Value::String(diff.diff));
         if let Some(line) = diff.first_changed_line {
@@ -146,44 +128,66 @@ impl EditTool {
     }
 }
 
-/// Opens the file for reading and writing (pi's `access(R_OK | W_OK)`: a file that cannot be
-/// both is "not found") and reads it whole.
-async fn read_for_edit(absolute: &std::path::Path, path: &str) -> Result<Vec<u8>, ToolError> {
-    let not_found = || ToolError::Failed(format!("File not found: {path}"));
-    // A FIFO or device would block the read (a FIFO opened read-write never reaches its end),
-    // leaving a thread stuck past cancellation; only regular files and directories (for pi's
-    // EISDIR text) go on.
-    match tokio::fs::metadata(absolute).await {
-        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
-            return Err(ToolError::Failed(format!("Not a regular file: {path}")));
-        }
-        Ok(_) => {}
-        Err(_) => return Err(not_found()),
+/// pi's text for an edit that was refused.
+fn refusal_text(err: ReplaceError, path: &str) -> String {
+    match err {
+        ReplaceError::NotFound => format!(
+            "Could not find the exact text in {path}. The old text must match exactly including all whitespace and newlines."
+        ),
+        ReplaceError::Ambiguous(occurrences) => format!(
+            "Found {occurrences} occurrences of the text in {path}. The text must be unique. Please provide more context to make it unique."
+        ),
+        ReplaceError::Unchanged => format!(
+            "No changes made to {path}. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected."
+        ),
     }
-    let mut file = match tokio::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(absolute)
-        .await
-    {
-        Ok(file) => file,
-        // A directory passes pi's access check and fails on the read that follows.
-        Err(err) if err.kind() == std::io::ErrorKind::IsADirectory => {
-            return Err(ToolError::Io {
-                message: node_message_no_path(&err, "read"),
-                source: err,
-            });
-        }
-        Err(_) => return Err(not_found()),
+}
+
+/// Opens the file for reading and writing inside the workspace (pi's `access(R_OK | W_OK)`: a
+/// file that cannot be both is "not found") and reads it whole. The open file comes back so
+/// the edit is written to the file that was read, not to whatever the path names by then.
+fn read_for_edit(
+    ctx: &ToolContext,
+    absolute: &Path,
+    path: &str,
+) -> Result<(File, Vec<u8>), ToolError> {
+    let read_error = |err: std::io::Error| ToolError::Io {
+        message: node_message_no_path(&err, "read"),
+        source: err,
     };
-    let mut raw = Vec::new();
-    file.read_to_end(&mut raw)
-        .await
-        .map_err(|err| ToolError::Io {
-            message: node_message_no_path(&err, "read"),
-            source: err,
+    let opened = Confinement::new(ctx)
+        .open(absolute, Purpose::Edit)
+        .map_err(|err| {
+            err.into_tool_error(ctx, path, |err| {
+                // A directory passes pi's access check and fails on the read that follows.
+                if err.kind() == std::io::ErrorKind::IsADirectory {
+                    read_error(err)
+                } else {
+                    ToolError::Failed(format!("File not found: {path}"))
+                }
+            })
         })?;
-    Ok(raw)
+    let mut file = opened.file;
+    let mut raw = Vec::new();
+    file.read_to_end(&mut raw).map_err(read_error)?;
+    Ok((file, raw))
+}
+
+/// Replaces the file's contents through the handle it was read from. Not raced against
+/// cancellation: a half-written file is worse than a finished edit.
+async fn write_back(file: File, content: Vec<u8>) -> Result<(), ToolError> {
+    let written = tokio::task::spawn_blocking(move || {
+        let mut file = file;
+        file.seek(SeekFrom::Start(0))?;
+        file.set_len(0)?;
+        file.write_all(&content)
+    })
+    .await
+    .map_err(|err| ToolError::Failed(format!("edit failed: {err}")))?;
+    written.map_err(|err| ToolError::Io {
+        message: node_message_no_path(&err, "write"),
+        source: err,
+    })
 }
 
 impl Tool for EditTool {

@@ -17,6 +17,8 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::args_schema::{parameters_schema, parse_args};
+use crate::blocking::run_blocking;
+use crate::confined::{Confinement, OpenError, Purpose};
 use crate::truncate::{TruncationOptions, byte_limit_notice, result_with_notices, truncate_head};
 use crate::workspace;
 use glob::FindGlob;
@@ -80,22 +82,6 @@ impl FindTool {
             .filter(|p| !p.is_empty())
             .unwrap_or(".");
         let root = workspace::resolve_path(ctx, raw_path)?;
-        match std::fs::metadata(&root) {
-            Err(_) => {
-                return Err(ToolError::Failed(format!(
-                    "Path not found: {}",
-                    root.display()
-                )));
-            }
-            // fd's own words, which pi passes on.
-            Ok(meta) if !meta.is_dir() => {
-                return Err(ToolError::Failed(format!(
-                    "[fd error]: Search path '{}' is not a directory.",
-                    root.display()
-                )));
-            }
-            Ok(_) => {}
-        }
         let glob = FindGlob::new(&args.pattern).map_err(ToolError::Failed)?;
         // fd's `--max-results` takes a whole number of at least one; the cast saturates.
         let limit = args
@@ -105,19 +91,35 @@ impl FindTool {
             .max(1.0)
             .ceil() as u64;
 
-        let walk_cancel = cancel.clone();
-        let walk_root = root.clone();
-        let job =
-            tokio::task::spawn_blocking(move || collect(&walk_root, &glob, limit, &walk_cancel));
-        let found = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(ToolError::Aborted),
-            joined = job => joined.map_err(|err| ToolError::Failed(format!("find failed: {err}")))?,
-        };
+        let job_ctx = ctx.clone();
+        let raw = raw_path.to_owned();
+        let found = run_blocking("find", ctx, &cancel, move |stop| {
+            check_root(&job_ctx, &root, &raw)?;
+            Ok(collect(&root, &glob, limit, stop))
+        })
+        .await?;
         if cancel.is_cancelled() {
             return Err(ToolError::Aborted);
         }
         Ok(render(&found, limit, ctx))
+    }
+}
+
+/// Refuses a search directory that is missing, not a directory, or (even through a link
+/// swapped in after the name check) outside the workspace: it is opened inside it.
+fn check_root(ctx: &ToolContext, root: &Path, raw: &str) -> Result<(), ToolError> {
+    match Confinement::new(ctx).open(root, Purpose::Directory) {
+        Ok(_) => Ok(()),
+        // fd's own words, which pi passes on.
+        Err(OpenError::NotDirectory | OpenError::Special(_)) => Err(ToolError::Failed(format!(
+            "[fd error]: Search path '{}' is not a directory.",
+            root.display()
+        ))),
+        // A directory that exists but cannot be read is walked, and yields nothing.
+        Err(OpenError::Open(_)) => Ok(()),
+        Err(err) => Err(err.into_tool_error(ctx, raw, |_| {
+            ToolError::Failed(format!("Path not found: {}", root.display()))
+        })),
     }
 }
 

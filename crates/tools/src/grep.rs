@@ -5,10 +5,11 @@
 //! Walk rules (hidden files, ignore files, `.git`, symlinks, order) are those of
 //! `find`'s walker module, shared by both tools.
 
+mod blocks;
 mod format;
 mod search;
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult, ToolUpdate};
 use schemars::JsonSchema;
@@ -17,12 +18,16 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::args_schema::{parameters_schema, parse_args};
+use crate::blocking::run_blocking;
+use crate::confined::{Confinement, OpenError, Purpose};
+use crate::file_kind::FileKind;
 use crate::truncate::{
-    GREP_MAX_LINE_LENGTH, TruncationOptions, byte_limit_notice, result_with_notices, truncate_head,
+    GREP_MAX_LINE_LENGTH, TruncationResult, byte_limit_notice, result_with_notices,
 };
 use crate::workspace;
-use format::format_blocks;
-use search::{Found, Pattern, glob_filter, matcher, search};
+use blocks::Found;
+use format::Output;
+use search::{Pattern, Search, glob_filter, matcher, search};
 
 /// pi's description of the tool, with the default limits filled in.
 const DESCRIPTION: &str = "Search file contents for a pattern. Returns matching lines with file \
@@ -31,6 +36,14 @@ paths and line numbers. Respects .gitignore. Output is truncated to 100 matches 
 
 /// pi's default match limit.
 const DEFAULT_LIMIT: f64 = 100.0;
+
+/// The most context lines shown around a match. A block of `2 * 1000 + 1` lines already fills
+/// the 50 KB output; a larger context (`1e12`) would only cost time counting lines never shown.
+const MAX_CONTEXT: u64 = 1000;
+
+/// The most matching lines taken: far more than the output can show, few enough that the
+/// blocks they produce are counted in bounded time.
+const MAX_LIMIT: u64 = 100_000;
 
 /// The arguments of `grep`, as pi names and describes them.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -99,27 +112,22 @@ impl GrepTool {
             .filter(|p| !p.is_empty())
             .unwrap_or(".");
         let root = workspace::resolve_path(ctx, raw_path)?;
-        let Ok(meta) = std::fs::metadata(&root) else {
-            return Err(ToolError::Failed(format!(
-                "Path not found: {}",
-                root.display()
-            )));
-        };
-        let is_dir = meta.is_dir();
-        // pi: `context && context > 0 ? context : 0`; a fraction of a line is no line.
+        // pi: `context && context > 0 ? context : 0`; a fraction of a line is no line. Clamped:
+        // the model's number must not decide how much work a call does.
         let context = args
             .context
             .filter(|c| *c > 0.0)
-            // Saturating cast: an absurd context is simply "the whole file".
-            .map_or(0, |c| c.floor() as usize);
+            // Saturating cast, then the clamp.
+            .map_or(0, |c| (c.floor() as u64).min(MAX_CONTEXT));
         // pi: `Math.max(1, limit ?? 100)`, compared with a whole count: a fraction rounds up
-        // (the same matches are shown); the cast saturates.
-        let limit = args
+        // (the same matches are shown); the cast saturates, the clamp bounds it.
+        let limit = (args
             .limit
             .filter(|l| !l.is_nan())
             .unwrap_or(DEFAULT_LIMIT)
             .max(1.0)
-            .ceil() as u64;
+            .ceil() as u64)
+            .min(MAX_LIMIT);
         let pattern = Pattern {
             text: &args.pattern,
             ignore_case: args.ignore_case.unwrap_or(false),
@@ -131,35 +139,61 @@ impl GrepTool {
             None => None,
         };
 
-        let walk_root: PathBuf = root.clone();
-        let walk_cancel = cancel.clone();
-        let job = tokio::task::spawn_blocking(move || {
-            let found = search(&walk_root, &matcher, overrides, limit, &walk_cancel);
-            let blocks = format_blocks(&found.matches, &walk_root, is_dir, context);
-            (found, blocks)
-        });
-        let (found, blocks) = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(ToolError::Aborted),
-            joined = job => joined.map_err(|err| ToolError::Failed(format!("grep failed: {err}")))?,
-        };
-        if cancel.is_cancelled() {
-            return Err(ToolError::Aborted);
-        }
-        Ok(render(&found, blocks, limit, ctx))
+        let job_ctx = ctx.clone();
+        let raw = raw_path.to_owned();
+        let max_bytes = ctx.limits.max_output_bytes;
+        let (found, truncation, lines_truncated) =
+            run_blocking("grep", ctx, &cancel, move |stop| {
+                let confinement = Confinement::new(&job_ctx);
+                let is_dir = root_is_dir(&job_ctx, &confinement, &root, &raw)?;
+                let mut output = Output::new(max_bytes);
+                let searched = Search {
+                    root: &root,
+                    is_dir,
+                    matcher: &matcher,
+                    context,
+                    limit,
+                };
+                let found = search(&searched, overrides, &confinement, &mut output, stop);
+                if stop.is_cancelled() {
+                    return Err(ToolError::Aborted);
+                }
+                let (truncation, lines_truncated) = output.finish();
+                Ok((found, truncation, lines_truncated))
+            })
+            .await?;
+        Ok(render(&found, truncation, lines_truncated, limit))
+    }
+}
+
+/// Whether the searched path is a directory; it is opened inside the workspace, so a link
+/// swapped in after the name check is refused too.
+fn root_is_dir(
+    ctx: &ToolContext,
+    confinement: &Confinement,
+    root: &Path,
+    raw: &str,
+) -> Result<bool, ToolError> {
+    match confinement.open(root, Purpose::Read) {
+        Ok(opened) => Ok(opened.kind == FileKind::Directory),
+        // It exists but cannot be opened: it is walked (and yields nothing), as rg would.
+        Err(OpenError::Open(_)) => Ok(std::fs::symlink_metadata(root).is_ok_and(|m| m.is_dir())),
+        Err(err) => Err(err.into_tool_error(ctx, raw, |_| {
+            ToolError::Failed(format!("Path not found: {}", root.display()))
+        })),
     }
 }
 
 /// The result text and details (pi's notices, in pi's order).
-fn render(found: &Found, blocks: format::Blocks, limit: u64, ctx: &ToolContext) -> ToolResult {
-    if found.matches.is_empty() {
+fn render(
+    found: &Found,
+    truncation: TruncationResult,
+    lines_truncated: bool,
+    limit: u64,
+) -> ToolResult {
+    if found.matches == 0 {
         return ToolResult::text("No matches found");
     }
-    let options = TruncationOptions {
-        max_lines: usize::MAX,
-        max_bytes: ctx.limits.max_output_bytes,
-    };
-    let truncation = truncate_head(&blocks.lines.join("\n"), options);
     let mut notices = Vec::new();
     let mut details = Map::new();
     if found.limit_reached {
@@ -170,13 +204,13 @@ fn render(found: &Found, blocks: format::Blocks, limit: u64, ctx: &ToolContext) 
         details.insert("matchLimitReached".into(), Value::from(limit));
     }
     if truncation.truncated {
-        notices.push(byte_limit_notice(options.max_bytes));
+        notices.push(byte_limit_notice(truncation.max_bytes));
         details.insert(
             "truncation".into(),
             serde_json::to_value(&truncation).unwrap_or(Value::Null),
         );
     }
-    if blocks.lines_truncated {
+    if lines_truncated {
         notices.push(format!(
             "Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
         ));

@@ -34,11 +34,14 @@
 
 mod args_schema;
 pub mod bash;
+mod blocking;
 pub mod builtins;
 pub mod call_hooks;
 pub mod client_tools;
+mod confined;
 pub mod edit;
 pub mod execute;
+mod file_kind;
 pub mod find;
 mod fs_error;
 pub mod grep;

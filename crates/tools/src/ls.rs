@@ -3,15 +3,21 @@
 
 pub mod collate;
 
-use std::path::{Path, PathBuf};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
 use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult, ToolUpdate};
+use rustix::fs::{AtFlags, Dir};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::args_schema::{js_number, parameters_schema, parse_args};
+use crate::blocking::run_blocking;
+use crate::confined::{Confinement, OpenError, Purpose};
+use crate::file_kind::FileKind;
 use crate::fs_error::node_message;
 use crate::js_format;
 use crate::truncate::{TruncationOptions, byte_limit_notice, result_with_notices, truncate_head};
@@ -86,16 +92,12 @@ impl LsTool {
         let dir = resolve_path(ctx, raw)?;
         let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
 
-        let worker_cancel = cancel.clone();
-        let worker_dir = dir.clone();
-        let task = tokio::task::spawn_blocking(move || list(&worker_dir, limit, &worker_cancel));
-        let listing = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(ToolError::Aborted),
-            joined = task => joined.map_err(|err| {
-                ToolError::Failed(format!("Cannot read directory: {err}"))
-            })??,
-        };
+        let job_ctx = ctx.clone();
+        let raw = raw.to_owned();
+        let listing = run_blocking("ls", ctx, cancel, move |stop| {
+            list(&job_ctx, &dir, &raw, limit, stop)
+        })
+        .await?;
 
         if listing.entries.is_empty() {
             return Ok(ToolResult::text("(empty directory)"));
@@ -130,30 +132,52 @@ impl LsTool {
 
 /// Reads, sorts and marks the entries of `dir`, stopping at `limit` listed entries. Runs on a
 /// blocking thread and gives up early when `cancel` fires.
-fn list(dir: &Path, limit: f64, cancel: &CancellationToken) -> Result<Listing, ToolError> {
-    // `existsSync` and `statSync` follow symlinks: a dangling link is "not found".
-    let Ok(meta) = std::fs::metadata(dir) else {
-        return Err(ToolError::Failed(format!(
-            "Path not found: {}",
-            dir.display()
-        )));
-    };
-    if !meta.is_dir() {
-        return Err(ToolError::Failed(format!(
-            "Not a directory: {}",
-            dir.display()
-        )));
-    }
+///
+/// The directory is opened inside the workspace and read through its descriptor; entries are
+/// looked up relative to it, so a link swapped in on the way cannot redirect the listing.
+fn list(
+    ctx: &ToolContext,
+    dir: &Path,
+    raw: &str,
+    limit: f64,
+    cancel: &CancellationToken,
+) -> Result<Listing, ToolError> {
     let cannot_read = |err: std::io::Error| {
         ToolError::Failed(format!(
             "Cannot read directory: {}",
             node_message(&err, "scandir", dir)
         ))
     };
+    // `existsSync` and `statSync` follow symlinks: a dangling link is "not found".
+    let opened = match Confinement::new(ctx).open(dir, Purpose::Directory) {
+        Ok(opened) => opened,
+        Err(OpenError::NotDirectory | OpenError::Special(_)) => {
+            return Err(ToolError::Failed(format!(
+                "Not a directory: {}",
+                dir.display()
+            )));
+        }
+        Err(err @ OpenError::Open(_)) => {
+            return Err(err.into_tool_error(ctx, raw, cannot_read));
+        }
+        Err(err) => {
+            return Err(err.into_tool_error(ctx, raw, |_| {
+                ToolError::Failed(format!("Path not found: {}", dir.display()))
+            }));
+        }
+    };
+    let handle = opened.file;
     let mut names = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(cannot_read)? {
-        let entry = entry.map_err(cannot_read)?;
-        names.push(entry.file_name().to_string_lossy().into_owned());
+    for entry in Dir::read_from(&handle).map_err(|err| cannot_read(err.into()))? {
+        if cancel.is_cancelled() {
+            return Err(ToolError::Aborted);
+        }
+        let entry = entry.map_err(|err| cannot_read(err.into()))?;
+        let name = OsStr::from_bytes(entry.file_name().to_bytes());
+        if name == "." || name == ".." {
+            continue;
+        }
+        names.push(name.to_string_lossy().into_owned());
     }
     names.sort_by(|a, b| compare_names(a, b));
 
@@ -168,12 +192,12 @@ fn list(dir: &Path, limit: f64, cancel: &CancellationToken) -> Result<Listing, T
             limit_reached = true;
             break;
         }
-        let path: PathBuf = dir.join(&name);
-        // pi skips entries it cannot stat (dangling symlinks among them).
-        let Ok(meta) = std::fs::metadata(&path) else {
+        // pi skips entries it cannot stat (dangling symlinks among them); like `statSync` the
+        // lookup follows a link, only to tell whether it names a directory.
+        let Ok(stat) = rustix::fs::statat(&handle, name.as_str(), AtFlags::empty()) else {
             continue;
         };
-        entries.push(if meta.is_dir() {
+        entries.push(if FileKind::of(&stat) == FileKind::Directory {
             format!("{name}/")
         } else {
             name

@@ -3,8 +3,12 @@
 //! on), or an image (detected by its bytes) as an image block.
 
 pub mod image;
+mod lossy;
 pub mod path_variants;
+mod window;
 
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::Path;
 
 use base64::Engine;
@@ -13,19 +17,25 @@ use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult, T
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::args_schema::{js_number, parameters_schema, parse_args};
+use crate::blocking::run_blocking;
+use crate::confined::{Confinement, Purpose};
+use crate::file_kind::FileKind;
 use crate::fs_error::{node_message, node_message_no_path};
 use crate::js_format;
-use crate::truncate::{TruncationOptions, TruncationResult, format_size, truncate_head};
+use crate::truncate::{TruncationOptions, TruncationResult, format_size};
 use crate::workspace::resolve_path;
 use image::detect_image_mime_type;
 use path_variants::existing_variant;
+use window::{LineRange, Window, read_window};
 
 /// pi's description of the tool (with the default limits it states).
 const DESCRIPTION: &str = "Read the contents of a file. Supports text files and images (jpg, png, gif, webp). Images are sent as attachments. For text files, output is truncated to 2000 lines or 50KB (whichever is hit first). Use offset/limit for large files. When you need the full file, continue with offset until complete.";
+
+/// Bytes that decide whether a file is an image (the longest signature, WebP's, is 12).
+const SIGNATURE_BYTES: usize = 12;
 
 /// Arguments of `read`. `offset` and `limit` are JSON numbers as in pi; fractions are cut
 /// toward zero and a negative `limit` reads nothing.
@@ -55,6 +65,17 @@ impl Default for ReadTool {
     }
 }
 
+/// What a file held, as far as the result needs it.
+enum Content {
+    /// An image, whole.
+    Image {
+        mime_type: &'static str,
+        bytes: Vec<u8>,
+    },
+    /// A text file's line window.
+    Text(Window),
+}
+
 impl ReadTool {
     /// The tool with its schema.
     pub fn new() -> Self {
@@ -65,6 +86,10 @@ impl ReadTool {
 
     /// Reads one file. Images come back as `[text "Read image file [<mime>]", image]`; text as
     /// one text block, with `details.truncation` when the limits cut it.
+    ///
+    /// A text file is streamed: only the lines shown are kept, the others are counted, so the
+    /// cost in memory is the output's whatever the file's size. Anything but a regular file
+    /// (FIFO, device, socket) is refused without being read.
     pub async fn read(
         &self,
         args: &ReadArgs,
@@ -75,57 +100,110 @@ impl ReadTool {
             return Err(ToolError::Aborted);
         }
         let resolved = resolve_path(ctx, &args.path)?;
-        let absolute = existing_variant(ctx, &resolved).unwrap_or(resolved);
-        let bytes = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(ToolError::Aborted),
-            bytes = read_file(&absolute) => bytes?,
-        };
-        if let Some(mime_type) = detect_image_mime_type(&bytes) {
-            let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
-            return Ok(ToolResult {
-                content: vec![
-                    ContentBlock::text(format!("Read image file [{mime_type}]")),
-                    ContentBlock::image(data, mime_type),
-                ],
-                details: None,
-                is_error: false,
-            });
+        let range = line_range(args);
+        let options = TruncationOptions::from_limits(&ctx.limits);
+        let job_ctx = ctx.clone();
+        let raw = args.path.clone();
+        let content = run_blocking("read", ctx, cancel, move |stop| {
+            let absolute = existing_variant(&job_ctx, &resolved).unwrap_or(resolved);
+            load(&job_ctx, &absolute, &raw, range, options, stop)
+        })
+        .await?;
+        match content {
+            Content::Image { mime_type, bytes } => {
+                let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                Ok(ToolResult {
+                    content: vec![
+                        ContentBlock::text(format!("Read image file [{mime_type}]")),
+                        ContentBlock::image(data, mime_type),
+                    ],
+                    details: None,
+                    is_error: false,
+                })
+            }
+            Content::Text(window) => text_result(window, args, range, options),
         }
-        // Node's `buffer.toString("utf-8")`: invalid sequences become U+FFFD, as here.
-        let text = String::from_utf8_lossy(&bytes);
-        read_text(&text, args, ctx)
     }
 }
 
-/// Opens (pi's `access` check) and reads the whole file, with Node's error texts.
-async fn read_file(absolute: &Path) -> Result<Vec<u8>, ToolError> {
-    let mut file = tokio::fs::File::open(absolute)
-        .await
-        .map_err(|err| ToolError::Io {
-            message: node_message(&err, "access", absolute),
-            source: err,
-        })?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
-        .await
-        .map_err(|err| ToolError::Io {
-            message: node_message_no_path(&err, "read"),
-            source: err,
-        })?;
-    Ok(bytes)
-}
-
-/// The text branch of pi's `read`: line window, head truncation and the continuation notices.
-fn read_text(text: &str, args: &ReadArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    // Lines as JS `split("\n")` counts them; the window is sliced out of the text rather than
-    // split and re-joined, so a large file is not copied line by line.
-    let total = text.bytes().filter(|b| *b == b'\n').count() + 1;
-    // JS `offset ? Math.max(0, offset - 1) : 0`; the float-to-usize cast saturates.
+/// pi's window arithmetic: JS `offset ? Math.max(0, offset - 1) : 0`, and a `limit` cut toward
+/// zero (a negative or NaN one reads nothing); the float-to-usize casts saturate.
+fn line_range(args: &ReadArgs) -> LineRange {
     let start = match args.offset {
         Some(offset) if offset != 0.0 && !offset.is_nan() => (offset - 1.0).max(0.0) as usize,
         _ => 0,
     };
+    let count = args.limit.map(|limit| {
+        if limit.is_nan() {
+            0
+        } else {
+            limit.max(0.0) as usize
+        }
+    });
+    LineRange { start, count }
+}
+
+/// Opens the file inside the workspace and reads what the result needs: an image whole, a
+/// text file's window.
+fn load(
+    ctx: &ToolContext,
+    absolute: &Path,
+    raw: &str,
+    range: LineRange,
+    options: TruncationOptions,
+    stop: &CancellationToken,
+) -> Result<Content, ToolError> {
+    let opened = Confinement::new(ctx)
+        .open(absolute, Purpose::Read)
+        .map_err(|err| {
+            err.into_tool_error(ctx, raw, |err| ToolError::Io {
+                message: node_message(&err, "access", absolute),
+                source: err,
+            })
+        })?;
+    let mut file = opened.file;
+    if opened.kind == FileKind::Directory {
+        // Node opens a directory and fails on the read.
+        return Err(read_error(io::Error::from(io::ErrorKind::IsADirectory)));
+    }
+    let head = read_head(&mut file)?;
+    if let Some(mime_type) = detect_image_mime_type(&head) {
+        let mut bytes = head;
+        file.read_to_end(&mut bytes).map_err(read_error)?;
+        return Ok(Content::Image { mime_type, bytes });
+    }
+    Ok(Content::Text(read_window(
+        &mut file, &head, range, options, stop,
+    )?))
+}
+
+/// The first [`SIGNATURE_BYTES`] bytes (fewer in a shorter file).
+fn read_head(file: &mut File) -> Result<Vec<u8>, ToolError> {
+    let mut head = Vec::with_capacity(SIGNATURE_BYTES);
+    file.by_ref()
+        .take(SIGNATURE_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(read_error)?;
+    Ok(head)
+}
+
+/// Node's text for a failed read of an open file.
+fn read_error(err: io::Error) -> ToolError {
+    ToolError::Io {
+        message: node_message_no_path(&err, "read"),
+        source: err,
+    }
+}
+
+/// The text branch of pi's `read`: the window's truncation and the continuation notices.
+fn text_result(
+    window: Window,
+    args: &ReadArgs,
+    range: LineRange,
+    options: TruncationOptions,
+) -> Result<ToolResult, ToolError> {
+    let total = window.total_lines;
+    let start = range.start;
     if start >= total {
         let offset = js_format::number(args.offset.unwrap_or(0.0));
         return Err(ToolError::Failed(format!(
@@ -133,26 +211,14 @@ fn read_text(text: &str, args: &ReadArgs, ctx: &ToolContext) -> Result<ToolResul
         )));
     }
     let start_display = start + 1;
-    let (end, user_limited) = match args.limit {
-        Some(limit) => {
-            let wanted = if limit.is_nan() {
-                0
-            } else {
-                limit.max(0.0) as usize
-            };
-            let end = start.saturating_add(wanted).min(total);
-            (end, Some(end - start))
-        }
-        None => (total, None),
-    };
-    let selected = line_window(text, start, end);
-
-    let options = TruncationOptions::from_limits(&ctx.limits);
-    let truncation = truncate_head(selected, options);
+    let user_limited = range
+        .count
+        .map(|wanted| start.saturating_add(wanted).min(total) - start);
+    let truncation = window.truncation;
     let limit_text = format_size(options.max_bytes);
 
     if truncation.first_line_exceeds_limit {
-        let line_size = format_size(selected.split('\n').next().map_or(0, str::len));
+        let line_size = format_size(window.first_line_bytes);
         let text = format!(
             "[Line {start_display} is {line_size}, exceeds {limit_text} limit. Use bash: sed -n '{start_display}p' {} | head -c {}]",
             args.path, options.max_bytes
@@ -184,27 +250,6 @@ fn read_text(text: &str, args: &ReadArgs, ctx: &ToolContext) -> Result<ToolResul
         )));
     }
     Ok(ToolResult::text(truncation.content))
-}
-
-/// Lines `start..end` (0-based, as `split("\n")` numbers them) of `text`, joined by their
-/// newlines; empty when `start >= end`.
-fn line_window(text: &str, start: usize, end: usize) -> &str {
-    if start >= end {
-        return "";
-    }
-    let mut begin = 0;
-    let mut finish = text.len();
-    // Newline number `line` ends line `line` and starts line `line + 1`.
-    for (line, (index, _)) in text.match_indices('\n').enumerate() {
-        if line + 1 == start {
-            begin = index + 1;
-        }
-        if line + 1 == end {
-            finish = index;
-            break;
-        }
-    }
-    text.get(begin..finish).unwrap_or_default()
 }
 
 /// A text result with `details: {truncation}`.
@@ -252,42 +297,5 @@ impl Tool for ReadTool {
             let args: ReadArgs = parse_args(args)?;
             self.read(&args, ctx, &cancel).await
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    /// The slice equals pi's `lines.slice(start, end).join("\n")` for every window.
-    #[test]
-    fn line_window_matches_split_and_join() {
-        for text in [
-            "",
-            "\n",
-            "a",
-            "a\n",
-            "a\nb",
-            "a\nb\n",
-            "\n\nx\n\n",
-            "é\n😀\nz",
-        ] {
-            let lines: Vec<&str> = text.split('\n').collect();
-            for start in 0..=lines.len() + 1 {
-                for end in 0..=lines.len() {
-                    let expected = if start < end {
-                        lines[start..end].join("\n")
-                    } else {
-                        String::new()
-                    };
-                    assert_eq!(
-                        line_window(text, start, end),
-                        expected,
-                        "{text:?} {start}..{end}"
-                    );
-                }
-            }
-        }
     }
 }

@@ -4,9 +4,13 @@
 //! Lines are what `split("\n")` gives (so a trailing newline counts as one more, empty, line);
 //! bytes are UTF-8 bytes including the newlines that join kept lines.
 
+mod head_stream;
+
 use clawloop_core::tool::{ToolLimits, ToolResult};
 use serde::Serialize;
 use serde_json::{Map, Value};
+
+pub(crate) use head_stream::HeadCollector;
 
 /// pi's `DEFAULT_MAX_LINES`.
 pub const DEFAULT_MAX_LINES: usize = 2000;

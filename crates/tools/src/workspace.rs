@@ -122,6 +122,15 @@ pub fn resolve_for_write(ctx: &ToolContext, raw: &str) -> Result<PathBuf, PathEr
     resolve_path(ctx, raw)
 }
 
+/// The workspace root as written (absolute, lexically normalized) and as it really is (its
+/// symlinks followed), for [`crate::confined`]; `None` when the root cannot be made absolute
+/// or loops.
+pub(crate) fn confinement_roots(ctx: &ToolContext) -> Option<(PathBuf, PathBuf)> {
+    let root = workspace_root(ctx, "").ok()?;
+    let real = real_path(&root).ok()?;
+    Some((root, real))
+}
+
 /// pi's `expandPath`: strips a leading `@`, turns Unicode spaces into spaces, and expands `~`
 /// (from the context's `HOME` overlay first, then the process environment).
 pub fn expand_path(ctx: &ToolContext, raw: &str) -> PathBuf {
@@ -190,7 +199,7 @@ pub fn normalize_lexically(path: &Path) -> PathBuf {
 /// The path with every existing symlink on the way followed, like `realpath -m`: components
 /// that do not exist are appended by name, so a path to a file not yet created resolves to
 /// where it would be created. Fails only on a symlink cycle.
-fn real_path(path: &Path) -> io::Result<PathBuf> {
+pub(crate) fn real_path(path: &Path) -> io::Result<PathBuf> {
     let mut pending: VecDeque<OsString> = VecDeque::new();
     let mut resolved = PathBuf::new();
     push_front_components(&mut pending, &mut resolved, path);

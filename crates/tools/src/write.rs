@@ -1,5 +1,8 @@
 //! The `write` tool (pi-mono §3.7): creates or overwrites a file, creating parent directories.
 
+use std::io::Write;
+use std::path::Path;
+
 use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult, ToolUpdate};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -7,6 +10,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::args_schema::{parameters_schema, parse_args};
+use crate::blocking::run_blocking;
+use crate::confined::{Confinement, OpenError, Purpose};
 use crate::fs_error::node_error;
 use crate::workspace::resolve_for_write;
 
@@ -46,6 +51,10 @@ impl WriteTool {
     ///
     /// Success text: `Successfully wrote <n> bytes to <path>`, where `n` is the content's
     /// length in UTF-16 units (JS `content.length`, which pi reports as bytes).
+    ///
+    /// The file is opened inside the workspace (no symlink on the way may lead out, even one
+    /// swapped in meanwhile), checked to be a regular file on its descriptor, and only then
+    /// truncated and written through that same descriptor.
     pub async fn write(
         &self,
         args: &WriteArgs,
@@ -56,28 +65,55 @@ impl WriteTool {
             return Err(ToolError::Aborted);
         }
         let absolute = resolve_for_write(ctx, &args.path)?;
-        if let Some(dir) = absolute.parent() {
-            let created = tokio::select! {
-                biased;
-                () = cancel.cancelled() => return Err(ToolError::Aborted),
-                created = tokio::fs::create_dir_all(dir) => created,
-            };
-            created.map_err(|err| node_error(err, "mkdir", dir))?;
-        }
-        // Checked once more, and the write itself not raced: abandoning it half-way would leave
-        // a truncated file behind.
-        if cancel.is_cancelled() {
-            return Err(ToolError::Aborted);
-        }
-        tokio::fs::write(&absolute, args.content.as_bytes())
-            .await
-            .map_err(|err| node_error(err, "open", &absolute))?;
+        let job_ctx = ctx.clone();
+        let raw = args.path.clone();
+        let content = args.content.clone();
+        run_blocking("write", ctx, cancel, move |stop| {
+            write_file(&job_ctx, &absolute, &raw, content.as_bytes(), stop)
+        })
+        .await?;
         let units = args.content.encode_utf16().count();
         Ok(ToolResult::text(format!(
             "Successfully wrote {units} bytes to {}",
             args.path
         )))
     }
+}
+
+/// Opens (creating parents) and overwrites the file, with Node's error texts: `mkdir` on the
+/// parent directory when it could not be made, `open` on the file otherwise.
+fn write_file(
+    ctx: &ToolContext,
+    absolute: &Path,
+    raw: &str,
+    content: &[u8],
+    stop: &CancellationToken,
+) -> Result<(), ToolError> {
+    let opened = Confinement::new(ctx).open(absolute, Purpose::Write);
+    let opened = match opened {
+        Ok(opened) => opened,
+        Err(
+            err @ (OpenError::Mkdir(_)
+            | OpenError::Lookup {
+                in_parent: true, ..
+            }),
+        ) => {
+            let dir = absolute.parent().unwrap_or(absolute);
+            return Err(err.into_tool_error(ctx, raw, |err| node_error(err, "mkdir", dir)));
+        }
+        Err(err) => {
+            return Err(err.into_tool_error(ctx, raw, |err| node_error(err, "open", absolute)));
+        }
+    };
+    // Last point to give up; the write itself is not interrupted (a half-written file is worse
+    // than a finished write).
+    if stop.is_cancelled() {
+        return Err(ToolError::Aborted);
+    }
+    let mut file = opened.file;
+    file.set_len(0)
+        .and_then(|()| file.write_all(content))
+        .map_err(|err| node_error(err, "write", absolute))
 }
 
 impl Tool for WriteTool {

@@ -463,6 +463,90 @@ async fn a_single_huge_line_shows_its_end() {
     );
 }
 
+/// The notice lines of a flood of `lines` lines of `yes 0123456789abcdef` (17 bytes each)
+/// followed by `done`, whose log was capped at `cap` bytes.
+fn flood_notice(lines: usize, cap_label: &str, dropped: usize, log: &std::path::Path) -> String {
+    let total = lines + 2;
+    format!(
+        "[Showing lines {}-{total} of {total}. Full output: {}]\n[Full output capped at {cap_label} limit: {dropped} bytes dropped]",
+        total - 1999,
+        log.display()
+    )
+}
+
+#[tokio::test]
+async fn a_flood_past_the_log_cap_keeps_running_and_the_log_stops_at_the_cap() {
+    let fx = Fixture::new();
+    let cap = 1024 * 1024;
+    let tool = BashTool::new().with_max_full_output_bytes(cap);
+    let command = "yes 0123456789abcdef | head -n 500000; echo done; exit 3";
+    let err = run_with(
+        &tool,
+        &fx,
+        json!({"command": command}),
+        CancellationToken::new(),
+        no_updates(),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, ToolError::Failed(_)), "{err:?}");
+
+    let full = format!("{}done\n", "0123456789abcdef\n".repeat(500_000));
+    let logs = fx.logs();
+    assert_eq!(logs.len(), 1, "one full-output log");
+    let logged = std::fs::read(&logs[0]).unwrap();
+    assert_eq!(logged.len(), cap);
+    assert!(
+        logged == full.as_bytes()[..cap],
+        "the log is the output's head"
+    );
+
+    // The tail shows the command ran to its end; the exit code is still reported.
+    let kept = format!("{}done\n", "0123456789abcdef\n".repeat(1998));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{kept}\n\n{}\n\nCommand exited with code 3",
+            flood_notice(500_000, "1.0MB", full.len() - cap, &logs[0])
+        )
+    );
+}
+
+#[tokio::test]
+async fn the_default_log_cap_is_sixteen_megabytes() {
+    let fx = Fixture::new();
+    // 17 MB of output: over the default cap.
+    let lines = 1_000_000;
+    let command = format!("yes 0123456789abcdef | head -n {lines}; echo done");
+    let result = bash(&fx, json!({"command": command})).await.unwrap();
+    let total_bytes = lines * 17 + 5;
+    let cap = clawloop_tools::bash::DEFAULT_MAX_FULL_OUTPUT_BYTES;
+    assert_eq!(cap, 16 * 1024 * 1024);
+    let logs = fx.logs();
+    assert_eq!(std::fs::metadata(&logs[0]).unwrap().len(), cap as u64);
+    let kept = format!("{}done\n", "0123456789abcdef\n".repeat(1998));
+    assert_eq!(
+        text_of(&result),
+        format!(
+            "{kept}\n\n{}",
+            flood_notice(lines, "16.0MB", total_bytes - cap, &logs[0])
+        )
+    );
+    let details = result.details.unwrap();
+    assert_eq!(
+        (
+            &details["fullOutputDroppedBytes"],
+            &details["fullOutputPath"],
+            &details["truncation"]["totalBytes"]
+        ),
+        (
+            &json!(total_bytes - cap),
+            &json!(logs[0].display().to_string()),
+            &json!(total_bytes)
+        )
+    );
+}
+
 #[tokio::test]
 async fn the_tool_describes_itself_as_pi_does() {
     let tool = BashTool::new();

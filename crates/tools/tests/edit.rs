@@ -1,6 +1,6 @@
 //! The `edit` tool on real files: exact and fuzzy matching (pi-mono §3.7.1 and pi's
-//! `tools.test.ts` vectors), uniqueness, BOM and line endings, the diff details, every error
-//! text, confinement and cancellation.
+//! `tools.test.ts` vectors), uniqueness, BOM and line endings, only the matched bytes
+//! rewritten, the diff details, every error text, confinement and cancellation.
 
 // Test helpers outside `#[test]` fns: a panic is how a broken fixture is reported.
 #![allow(clippy::unwrap_used, clippy::panic)]
@@ -169,13 +169,13 @@ async fn files_that_are_not_utf8_or_not_regular_are_refused() {
     assert!(status.success());
     assert_eq!(
         edit_err(&ctx, "pipe", "a", "b").await,
-        "Not a regular file: pipe"
+        "Not a regular file: pipe is a FIFO (named pipe)"
     );
 }
 
 #[tokio::test]
 async fn fuzzy_matching_follows_pis_vectors() {
-    // Trailing whitespace in the file; the whole file is rewritten normalized.
+    // Trailing whitespace in the file, inside the match.
     assert_eq!(
         edited(
             "line one   \nline two  \nline three\n",
@@ -214,7 +214,7 @@ async fn fuzzy_matching_follows_pis_vectors() {
         edited("say \u{201C}hi\u{201D}\n", "say \"hi\"", "say \"bye\"").await,
         "say \"bye\"\n"
     );
-    // Unicode dashes and minus.
+    // Unicode dashes and minus; the minus outside the match stays (pi wrote `x - y`).
     assert_eq!(
         edited(
             "range: 1\u{2013}5\nx \u{2212} y\n",
@@ -222,7 +222,7 @@ async fn fuzzy_matching_follows_pis_vectors() {
             "range: 1-10"
         )
         .await,
-        "range: 1-10\nx - y\n"
+        "range: 1-10\nx \u{2212} y\n"
     );
     // Non-breaking space.
     assert_eq!(
@@ -242,6 +242,174 @@ async fn an_exact_match_is_preferred_and_keeps_the_rest_verbatim() {
         .await,
         "const x = 'changed';\nconst y = \u{2018}other\u{2019};   \n"
     );
+}
+
+/// One edit per file: every byte outside the matched region must stay as it was.
+struct RegionCase {
+    name: &'static str,
+    file: &'static str,
+    old: &'static str,
+    new: &'static str,
+    expected: &'static str,
+}
+
+const REGION_CASES: &[RegionCase] = &[
+    RegionCase {
+        name: "smart quotes elsewhere",
+        file: "a = \u{2018}x\u{2019};\nb = \u{201C}y\u{201D};\nc = \u{2018}z\u{2019};\n",
+        old: "b = \"y\";",
+        new: "b = \"w\";",
+        expected: "a = \u{2018}x\u{2019};\nb = \"w\";\nc = \u{2018}z\u{2019};\n",
+    },
+    RegionCase {
+        name: "NBSP elsewhere",
+        file: "keep\u{A0}this\nfix\u{A0}that\nand\u{A0}this\n",
+        old: "fix that",
+        new: "fixed",
+        expected: "keep\u{A0}this\nfixed\nand\u{A0}this\n",
+    },
+    RegionCase {
+        name: "superscripts",
+        file: "e = mc\u{B2}\nx\u{B2} + y\u{B2}\nz\u{B3}\n",
+        old: "x2 + y2",
+        new: "x^2 + y^2",
+        expected: "e = mc\u{B2}\nx^2 + y^2\nz\u{B3}\n",
+    },
+    RegionCase {
+        name: "ligatures",
+        file: "\u{FB01}le one\n\u{FB01}nal two\n\u{FB02}ow three\n",
+        old: "final two",
+        new: "final 2",
+        expected: "\u{FB01}le one\nfinal 2\n\u{FB02}ow three\n",
+    },
+    RegionCase {
+        name: "a match starting inside a ligature",
+        file: "de\u{FB01}ne x\u{B2}\n",
+        old: "ine",
+        new: "ault",
+        expected: "default x\u{B2}\n",
+    },
+    RegionCase {
+        name: "ellipsis",
+        file: "wait\u{2026}\nload\u{2026} done\nmore\u{2026}\n",
+        old: "load... done",
+        new: "loaded",
+        expected: "wait\u{2026}\nloaded\nmore\u{2026}\n",
+    },
+    RegionCase {
+        name: "trailing spaces outside and inside the match",
+        file: "keep   \nfix me  \nkeep\t\nlast \n",
+        old: "fix me\nkeep",
+        new: "fixed\nkept",
+        expected: "keep   \nfixed\nkept\t\nlast \n",
+    },
+    RegionCase {
+        name: "dashes beside mixed CRLF and LF",
+        file: "one \u{2014} 1\r\ntwo \u{2014} 2\nthree\r\nfour \u{2013}\n",
+        old: "two - 2\nthree",
+        new: "2\n3",
+        expected: "one \u{2014} 1\r\n2\n3\r\nfour \u{2013}\n",
+    },
+    RegionCase {
+        name: "a CRLF region in an LF file",
+        file: "a\u{2019}s\nb\nc\u{2019}s\r\nd\n",
+        old: "c's\nd",
+        new: "x\ny",
+        expected: "a\u{2019}s\nb\nx\r\ny\n",
+    },
+    RegionCase {
+        name: "one line of a mixed file takes its own line ending",
+        file: "a\r\nb\u{2014}c\nd\r\n",
+        old: "b-c",
+        new: "x\ny",
+        expected: "a\r\nx\ny\nd\r\n",
+    },
+    RegionCase {
+        name: "lone CR line endings",
+        file: "a\u{A0}\rb\u{2014}c\rd",
+        old: "b-c",
+        new: "x\ny",
+        expected: "a\u{A0}\rx\ry\rd",
+    },
+    RegionCase {
+        name: "BOM, CRLF and trailing spaces",
+        file: "\u{FEFF}\u{201C}q\u{201D}\r\nnext \u{2013} line\r\nlast  \r\n",
+        old: "next - line",
+        new: "next line",
+        expected: "\u{FEFF}\u{201C}q\u{201D}\r\nnext line\r\nlast  \r\n",
+    },
+    RegionCase {
+        name: "everything at once",
+        file: "\u{FEFF}\u{FB01}x \u{2026}  \r\nsay(\u{201C}hi\u{201D})\u{A0}\nx\u{B2}\u{3000}\r\n\u{FF21}\ncafe\u{301}\n",
+        old: "say(\"hi\")\nx2",
+        new: "say(\"bye\")\ny",
+        expected: "\u{FEFF}\u{FB01}x \u{2026}  \r\nsay(\"bye\")\ny\u{3000}\r\n\u{FF21}\ncafe\u{301}\n",
+    },
+    RegionCase {
+        name: "an exact edit in a mixed file",
+        file: "a\r\nb\nc\r\n\u{2018}d\u{2019}  \n",
+        old: "b\nc",
+        new: "B\nC\nC2",
+        expected: "a\r\nB\nC\nC2\r\n\u{2018}d\u{2019}  \n",
+    },
+];
+
+#[tokio::test]
+async fn an_edit_rewrites_only_the_matched_region() {
+    for case in REGION_CASES {
+        let (dir, ctx) = workspace();
+        let path = dir.path().join("f.txt");
+        std::fs::write(&path, case.file).unwrap();
+        let result = call(
+            &ctx,
+            json!({"path": "f.txt", "oldText": case.old, "newText": case.new}),
+        )
+        .await;
+        assert!(result.is_ok(), "{}: {result:?}", case.name);
+        assert_eq!(
+            String::from_utf8(std::fs::read(&path).unwrap()).unwrap(),
+            case.expected,
+            "{}",
+            case.name
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_diff_of_a_fuzzy_edit_shows_the_real_change() {
+    let (dir, ctx) = workspace();
+    let path = dir.path().join("q.txt");
+    std::fs::write(
+        &path,
+        "a = \u{2018}x\u{2019};\nb = \u{201C}y\u{201D};\nc = 1;  \n",
+    )
+    .unwrap();
+    let result = call(
+        &ctx,
+        json!({"path": "q.txt", "oldText": "b = \"y\";", "newText": "b = \"z\";"}),
+    )
+    .await
+    .unwrap();
+    // pi showed the normalized file: `a = 'x';` and `c = 1;` as context.
+    assert_eq!(
+        result.details,
+        Some(json!({
+            "diff": " 1 a = \u{2018}x\u{2019};\n-2 b = \u{201C}y\u{201D};\n+2 b = \"z\";\n 3 c = 1;  ",
+            "firstChangedLine": 2
+        }))
+    );
+}
+
+#[tokio::test]
+async fn a_fuzzy_edit_that_would_write_the_same_bytes_is_refused() {
+    let (dir, ctx) = workspace();
+    let path = dir.path().join("f.txt");
+    std::fs::write(&path, "hello\u{A0}world\n").unwrap();
+    assert_eq!(
+        edit_err(&ctx, "f.txt", "hello world", "hello\u{A0}world").await,
+        "No changes made to f.txt. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected."
+    );
+    assert_eq!(read(&path), "hello\u{A0}world\n");
 }
 
 #[tokio::test]

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use clawloop_core::message::ContentBlock;
 use clawloop_core::tool::{Tool, ToolContext, ToolError, ToolResult};
 use clawloop_tools::grep::GrepTool;
+use clawloop_tools::truncate::{TruncationOptions, truncate_head};
 use common::{
     abort_during_the_walk, git_working_tree_entries, repo_root, run_tool, text_result,
     workspace_with,
@@ -350,4 +351,145 @@ fn git_matches(repo: &Path, needle: &str) -> BTreeSet<(String, usize)> {
         }
     }
     matches
+}
+
+#[tokio::test]
+async fn one_match_in_a_big_file_is_found_in_one_streaming_pass() {
+    // 64 MB of hay with one needle in the middle: the file is searched once, as a stream;
+    // its lines are never all held, re-read or split.
+    let (dir, ctx) = workspace_with(&[]);
+    let hay = format!("{}hay\n", "hay ".repeat(99));
+    let lines = 160_000;
+    let file = std::fs::File::create(dir.path().join("big.txt")).unwrap();
+    let mut writer = std::io::BufWriter::new(file);
+    for n in 1..=lines {
+        let line = if n == lines / 2 {
+            "the needle is here\n"
+        } else {
+            hay.as_str()
+        };
+        std::io::Write::write_all(&mut writer, line.as_bytes()).unwrap();
+    }
+    drop(writer);
+    let middle = lines / 2;
+    let result = grep(&ctx, json!({"pattern": "needle", "context": 1})).await;
+    let hay_line = hay.trim_end();
+    assert_eq!(
+        result.unwrap(),
+        text_result(
+            &format!(
+                "big.txt-{}- {hay_line}\nbig.txt:{middle}: the needle is here\nbig.txt-{}- {hay_line}",
+                middle - 1,
+                middle + 1
+            ),
+            None
+        )
+    );
+}
+
+/// pi's blocks for `matches` (1-based line numbers) of `lines` with `context`, untruncated.
+fn pi_blocks(name: &str, lines: &[String], matches: &[usize], context: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for &line in matches {
+        let start = line.saturating_sub(context).max(1);
+        let end = (line + context).min(lines.len());
+        for current in start..=end {
+            let text = &lines[current - 1];
+            let mark = if current == line { ':' } else { '-' };
+            out.push(format!("{name}{mark}{current}{mark} {text}"));
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_huge_context_with_many_matches_is_bounded_and_still_pis_output() {
+    // 800 matching lines: with `context: 1e12` every block is the whole file (as in pi), and
+    // the 100 blocks of 801 lines (the last one pi's empty line after the final newline) are
+    // cut at 50 KB. Nothing holds more than the shown output.
+    let content: String = (1..=800).map(|n| format!("match {n}\n")).collect();
+    let (_dir, ctx) = workspace_with(&[("m.txt", &content)]);
+    let result = grep(&ctx, json!({"pattern": "match", "context": 1e12}))
+        .await
+        .unwrap();
+    let lines: Vec<String> = content.split('\n').map(str::to_owned).collect();
+    let matches: Vec<usize> = (1..=100).collect();
+    let all = pi_blocks("m.txt", &lines, &matches, usize::MAX / 2);
+    assert_eq!(all.len(), 100 * 801);
+    let joined = all.join("\n");
+    let kept = truncate_head(
+        &joined,
+        TruncationOptions {
+            max_lines: usize::MAX,
+            max_bytes: 51_200,
+        },
+    );
+    assert!(kept.content.len() <= 51_200);
+    assert_eq!(
+        result,
+        text_result(
+            &format!(
+                "{}\n\n[100 matches limit reached. Use limit=200 for more, or refine pattern. \
+                 50.0KB limit reached]",
+                kept.content
+            ),
+            Some(json!({
+                "matchLimitReached": 100,
+                "truncation": serde_json::to_value(&kept).unwrap(),
+            }))
+        )
+    );
+}
+
+#[tokio::test]
+async fn context_and_limit_are_clamped() {
+    // 5000 lines, one match in the middle: the context is cut to 1000 lines each side.
+    let content: String = (1..=5000)
+        .map(|n| {
+            if n == 2500 {
+                "needle\n".to_owned()
+            } else {
+                format!("line {n}\n")
+            }
+        })
+        .collect();
+    let (_dir, mut ctx) = workspace_with(&[("c.txt", &content)]);
+    ctx.limits.max_output_bytes = 10 * 1024 * 1024;
+    let result = grep(
+        &ctx,
+        json!({"pattern": "needle", "context": 1e12, "limit": 1e300}),
+    )
+    .await
+    .unwrap();
+    let text = result.content[0].as_text().unwrap();
+    let shown: Vec<&str> = text.lines().collect();
+    assert_eq!(shown.len(), 2001);
+    assert_eq!(
+        (shown[0], shown[1000], shown[2000]),
+        (
+            "c.txt-1500- line 1500",
+            "c.txt:2500: needle",
+            "c.txt-3500- line 3500"
+        )
+    );
+}
+
+#[tokio::test]
+async fn special_files_are_skipped_in_a_walk_and_refused_by_name() {
+    let (dir, ctx) = workspace_with(&[("a.txt", "needle\n")]);
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("pipe"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // No writer ever opens the FIFO: searching it would wait forever.
+    let result = grep(&ctx, json!({"pattern": "needle"})).await;
+    assert_eq!(result.unwrap(), text_result("a.txt:1: needle", None));
+    let err = grep(&ctx, json!({"pattern": "needle", "path": "pipe"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Not a regular file: pipe is a FIFO (named pipe)"
+    );
 }

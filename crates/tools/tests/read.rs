@@ -6,12 +6,12 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine;
 use clawloop_core::message::ContentBlock;
 use clawloop_core::tool::{Tool, ToolContext, ToolError, ToolResult, ToolUpdate};
-use clawloop_tools::read::{ReadArgs, ReadTool};
+use clawloop_tools::read::ReadTool;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -386,39 +386,150 @@ async fn a_cancelled_call_is_aborted_before_touching_the_file() {
     assert_eq!(err.to_string(), "Operation aborted");
 }
 
-#[tokio::test]
-async fn cancelling_a_blocked_read_returns_promptly() {
-    let (dir, ctx) = workspace();
-    let fifo = dir.path().join("pipe");
+/// Makes a FIFO with `mkfifo` (a child process: no special rights needed).
+fn mkfifo(path: &Path) {
     let status = std::process::Command::new("mkfifo")
-        .arg(&fifo)
+        .arg(path)
         .status()
         .unwrap();
     assert!(status.success());
-    let cancel = CancellationToken::new();
-    let trigger = cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        trigger.cancel();
-    });
-    let started = Instant::now();
-    let args = ReadArgs {
-        path: "pipe".into(),
-        offset: None,
-        limit: None,
-    };
-    // Opening a FIFO blocks until a writer appears; only cancellation ends the call.
-    let err = ReadTool::new()
-        .read(&args, &ctx, &cancel)
-        .await
-        .unwrap_err();
-    assert!(matches!(err, ToolError::Aborted));
-    assert!(started.elapsed() < Duration::from_secs(2));
-    release_fifo(&fifo);
 }
 
-/// Opens the FIFO for writing so the abandoned blocking open on a worker thread completes and
-/// the runtime can shut down.
-fn release_fifo(fifo: &Path) {
-    drop(std::fs::OpenOptions::new().write(true).open(fifo).unwrap());
+#[tokio::test]
+async fn a_fifo_is_refused_with_what_it_is_and_without_blocking() {
+    let (dir, ctx) = workspace();
+    mkfifo(&dir.path().join("pipe"));
+    // No writer ever opens the FIFO: a read that opened it for reading would wait forever.
+    assert_eq!(
+        read_err(&ctx, json!({"path": "pipe"})).await,
+        "Not a regular file: pipe is a FIFO (named pipe)"
+    );
+    // A symlink to it is followed to the same refusal.
+    std::os::unix::fs::symlink("pipe", dir.path().join("to-pipe")).unwrap();
+    assert_eq!(
+        read_err(&ctx, json!({"path": "to-pipe", "limit": 1})).await,
+        "Not a regular file: to-pipe is a FIFO (named pipe)"
+    );
+}
+
+#[tokio::test]
+async fn a_character_device_is_refused_instead_of_read_until_memory_runs_out() {
+    let (dir, mut ctx) = workspace();
+    // A device node of our own where `mknod` is permitted; /dev/zero (reachable once paths
+    // may leave the workspace) everywhere.
+    let node = dir.path().join("zero");
+    let made = std::process::Command::new("mknod")
+        .arg(&node)
+        .args(["c", "1", "5"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if made {
+        assert_eq!(
+            read_err(&ctx, json!({"path": "zero"})).await,
+            "Not a regular file: zero is a character device"
+        );
+    }
+    ctx.limits.allow_outside_workspace = true;
+    assert_eq!(
+        read_err(&ctx, json!({"path": "/dev/zero", "limit": 1})).await,
+        "Not a regular file: /dev/zero is a character device"
+    );
+}
+
+/// A file of `size` bytes: `prefix`, then a hole (zeros that take no disk).
+fn sparse_file(path: &Path, prefix: &[u8], size: u64) {
+    let file = std::fs::File::create(path).unwrap();
+    std::io::Write::write_all(&mut &file, prefix).unwrap();
+    file.set_len(size).unwrap();
+}
+
+#[tokio::test]
+async fn a_multi_gib_sparse_file_is_read_only_as_far_as_needed() {
+    const SIZE: u64 = 6 << 30;
+    let (dir, ctx) = workspace();
+    sparse_file(&dir.path().join("sparse.bin"), b"first\nsecond\n", SIZE);
+    // Loading it whole took the file's size in memory; the window needs one line.
+    assert_eq!(
+        read_ok(&ctx, json!({"path": "sparse.bin", "limit": 1})).await,
+        ToolResult::text("first\n\n[2 more lines in file. Use offset=2 to continue.]")
+    );
+    assert_eq!(
+        read_ok(&ctx, json!({"path": "sparse.bin", "offset": 2, "limit": 1})).await,
+        ToolResult::text("second\n\n[1 more lines in file. Use offset=3 to continue.]")
+    );
+    // The third line is the hole: 6 GiB minus the 13 bytes before it, counted not kept.
+    let result = read_ok(&ctx, json!({"path": "sparse.bin", "offset": 3})).await;
+    assert_eq!(
+        text_of(&result),
+        "[Line 3 is 6144.0MB, exceeds 50.0KB limit. Use bash: sed -n '3p' sparse.bin | head -c 51200]"
+    );
+    let truncation = &result.details.unwrap()["truncation"];
+    assert_eq!(
+        (&truncation["totalBytes"], &truncation["totalLines"]),
+        (&json!(SIZE - 13), &json!(1))
+    );
+}
+
+#[tokio::test]
+async fn a_big_file_keeps_pis_notices_and_counts() {
+    let (dir, ctx) = workspace();
+    // 300,000 lines (about 3.4 MB): the notice needs the total, counted while streaming.
+    std::fs::write(dir.path().join("many.txt"), numbered(300_000)).unwrap();
+    let result = read_ok(
+        &ctx,
+        json!({"path": "many.txt", "offset": 150_000, "limit": 3}),
+    )
+    .await;
+    assert_eq!(
+        result,
+        ToolResult::text(
+            "Line 150000\nLine 150001\nLine 150002\n\n[149998 more lines in file. Use offset=150003 to continue.]"
+        )
+    );
+    let tail = read_ok(&ctx, json!({"path": "many.txt", "offset": 299_999})).await;
+    assert_eq!(tail, ToolResult::text("Line 299999\nLine 300000"));
+}
+
+#[tokio::test]
+async fn cancelling_a_long_read_returns_operation_aborted() {
+    let (dir, ctx) = workspace();
+    // 64 MiB of real (not sparse) lines: far more than one step of the runtime reads.
+    let line = format!("{}\n", "x".repeat(1023));
+    let file = std::fs::File::create(dir.path().join("big.txt")).unwrap();
+    let mut writer = std::io::BufWriter::new(file);
+    for _ in 0..64 * 1024 {
+        std::io::Write::write_all(&mut writer, line.as_bytes()).unwrap();
+    }
+    drop(writer);
+    let cancel = CancellationToken::new();
+    let tool = ReadTool::new();
+    let call = tool.execute(
+        "c",
+        json!({"path": "big.txt", "offset": 60_000}),
+        &ctx,
+        cancel.clone(),
+        no_updates(),
+    );
+    tokio::pin!(call);
+    // One poll starts the read on a blocking thread; the abort then wins over its result.
+    tokio::select! {
+        biased;
+        result = &mut call => panic!("finished before the abort: {result:?}"),
+        () = std::future::ready(()) => {}
+    }
+    cancel.cancel();
+    let err = call.await.unwrap_err();
+    assert!(matches!(err, ToolError::Aborted), "{err:?}");
+    assert_eq!(err.to_string(), "Operation aborted");
+}
+
+#[tokio::test]
+async fn the_context_time_limit_ends_the_call() {
+    let (dir, mut ctx) = workspace();
+    std::fs::write(dir.path().join("a.txt"), "x").unwrap();
+    ctx.limits.timeout = Some(Duration::ZERO);
+    let err = call(&ctx, json!({"path": "a.txt"})).await.unwrap_err();
+    assert!(matches!(err, ToolError::Timeout(_)), "{err:?}");
+    assert_eq!(err.to_string(), "Operation timed out after 0 seconds");
 }

@@ -197,3 +197,24 @@ async fn relative_paths_resolve_against_the_context_cwd() {
         "up"
     );
 }
+
+#[tokio::test]
+async fn a_fifo_is_refused_with_what_it_is_and_without_blocking() {
+    let (dir, ctx) = workspace();
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("pipe"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // No reader ever opens the FIFO: a write that opened it would wait forever.
+    assert_eq!(
+        write_err(&ctx, json!({"path": "pipe", "content": "x"})).await,
+        "Not a regular file: pipe is a FIFO (named pipe)"
+    );
+    let mut outside = ctx.clone();
+    outside.limits.allow_outside_workspace = true;
+    assert_eq!(
+        write_err(&outside, json!({"path": "/dev/null", "content": "x"})).await,
+        "Not a regular file: /dev/null is a character device"
+    );
+}

@@ -15,15 +15,16 @@ use serde_json::Value;
 
 use clawloop_core::message::{AgentMessage, JsonObject};
 
-use crate::atomic::write_atomic;
+use crate::atomic::stage;
 use crate::context::path_to;
 use crate::entry::SessionEntry;
 use crate::error::SessionError;
 use crate::fsync::FsyncPolicy;
 use crate::header::SessionHeader;
-use crate::load::{Line, Loaded, load};
+use crate::load::{Line, Loaded, load_bytes};
 use crate::lock::WriteLock;
 use crate::migrate::migrate;
+use crate::on_disk::{ReadFile, read_file, verify_whole};
 use crate::options::SessionOptions;
 
 use super::tool_result_budget::{
@@ -76,7 +77,9 @@ enum Slot {
 /// [`SessionError::Locked`] while a [`crate::Transcript`] that has written, or was opened with
 /// `open_locked`, holds it: close that transcript first and reopen it afterwards. A file of an
 /// older version is migrated in the same rewrite. The file is refused
-/// ([`SessionError::ChangedOnDisk`]) if it changed while it was read, and left untouched when
+/// ([`SessionError::ChangedOnDisk`]) if it is no longer the file read or its content changed
+/// in any byte while the rewrite was prepared (a writer that ignores the lock, a file put in
+/// its place), and left untouched when
 /// there is nothing to truncate; a missing or empty file is an `empty session`.
 pub fn truncate_oversized_tool_results_in_file(
     path: &Path,
@@ -98,13 +101,15 @@ fn rewrite_under_lock(
     budget: &ToolResultBudget,
     options: &SessionOptions,
 ) -> Result<ToolResultRewrite, SessionError> {
-    let Some(loaded) = load(path)? else {
+    let Some(ReadFile { bytes, id }) = read_file(path)? else {
+        return Ok(ToolResultRewrite::unchanged("empty session"));
+    };
+    let Some(loaded) = load_bytes(path, &bytes)? else {
         return Ok(ToolResultRewrite::unchanged("empty session"));
     };
     let Loaded {
         mut header,
         mut lines,
-        seen_len,
         ..
     } = loaded;
     // The same check as opening: a header that cannot be used is never rewritten.
@@ -161,17 +166,12 @@ fn rewrite_under_lock(
     }
     let content = file_content(&header, &entries, &slots)?;
 
-    let actual = std::fs::metadata(path)
-        .map_err(|e| SessionError::io(path, "stat", e))?
-        .len();
-    if actual != seen_len {
-        return Err(SessionError::ChangedOnDisk {
-            path: path.to_owned(),
-            what: format!("{seen_len} bytes when read, {actual} now"),
-        });
-    }
-    write_atomic(path, &content, options.fsync != FsyncPolicy::Never)
-        .map_err(|e| SessionError::io(path, "rewrite truncated tool results", e))?;
+    let io = |e| SessionError::io(path, "rewrite truncated tool results", e);
+    let staged = stage(path, &content, options.fsync != FsyncPolicy::Never).map_err(io)?;
+    // Checked at the last moment, against every byte read: the lock keeps out only the
+    // writers that take it, and whatever else changed the file must not be overwritten.
+    verify_whole(path, id, &bytes)?;
+    staged.replace().map_err(io)?;
     tracing::info!(
         path = %path.display(),
         rewritten = plan.replacements.len(),

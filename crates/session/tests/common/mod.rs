@@ -88,6 +88,12 @@ pub fn message_line(id: &str, parent: Option<&str>, message: &AgentMessage) -> S
     .to_string()
 }
 
+/// A v3 `message` line as a transcript stamps it with the test clock at [`T0`].
+pub fn message_line_at(id: &str, parent: Option<&str>, message: &AgentMessage) -> String {
+    message_line(id, parent, message)
+        .replace("2026-01-01T00:00:01.000Z", "2026-01-01T00:00:00.000Z")
+}
+
 /// `(role, text)` of each context message.
 pub fn context_texts(t: &Transcript) -> Vec<(String, String)> {
     t.build_context()

@@ -1,5 +1,6 @@
 //! The output a command has written so far: a rolling tail in memory and, once it grows past
-//! the byte limit, the complete log in a temp file (pi's `pi-bash-<16 hex>.log`).
+//! the byte limit, the log in a temp file (pi's `pi-bash-<16 hex>.log`), complete up to a size
+//! cap (pi has none, so a flooding command could fill the disk).
 
 use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
@@ -26,6 +27,12 @@ pub(crate) struct OutputLog {
     last_line_bytes: usize,
     /// The byte limit: past it the full log goes to a file.
     max_bytes: usize,
+    /// The most bytes the file may hold; the rest of the output is counted, not written.
+    max_file_bytes: usize,
+    /// Bytes written to the file so far.
+    file_bytes: usize,
+    /// Bytes of output the cap kept out of the file.
+    dropped_bytes: usize,
     /// Where the temp file is created.
     temp_dir: PathBuf,
     file: Option<(PathBuf, BufWriter<File>)>,
@@ -34,8 +41,9 @@ pub(crate) struct OutputLog {
 }
 
 impl OutputLog {
-    /// An empty log spilling to `temp_dir` once more than `max_bytes` arrived.
-    pub(crate) fn new(max_bytes: usize, temp_dir: PathBuf) -> Self {
+    /// An empty log spilling to `temp_dir` once more than `max_bytes` arrived, with at most
+    /// `max_file_bytes` of the output in the file.
+    pub(crate) fn new(max_bytes: usize, max_file_bytes: usize, temp_dir: PathBuf) -> Self {
         OutputLog {
             chunks: VecDeque::new(),
             chunks_bytes: 0,
@@ -43,6 +51,9 @@ impl OutputLog {
             newlines: 0,
             last_line_bytes: 0,
             max_bytes,
+            max_file_bytes,
+            file_bytes: 0,
+            dropped_bytes: 0,
             temp_dir,
             file: None,
             file_error: None,
@@ -99,6 +110,17 @@ impl OutputLog {
         self.last_line_bytes
     }
 
+    /// The cap on the file's size.
+    pub(crate) fn max_file_bytes(&self) -> usize {
+        self.max_file_bytes
+    }
+
+    /// Bytes of output that did not go into the file because of the cap (0 while none did,
+    /// and when there is no file).
+    pub(crate) fn dropped_bytes(&self) -> usize {
+        self.dropped_bytes
+    }
+
     /// Makes sure the full log is on disk. Only meaningful while nothing has left the rolling
     /// buffer, which holds as long as the total is within twice the limit; past the limit the
     /// file already exists.
@@ -108,12 +130,12 @@ impl OutputLog {
         }
         match create_temp_file(&self.temp_dir) {
             Ok((path, file)) => {
-                let mut writer = BufWriter::new(file);
-                let written = self.chunks.iter().try_for_each(|c| writer.write_all(c));
-                match written {
-                    Ok(()) => self.file = Some((path, writer)),
-                    Err(err) => self.fail(&path, &err),
+                self.file = Some((path, BufWriter::new(file)));
+                let buffered = std::mem::take(&mut self.chunks);
+                for chunk in &buffered {
+                    self.write_to_file(chunk);
                 }
+                self.chunks = buffered;
             }
             Err(err) => {
                 self.file_error = Some(format!(
@@ -148,12 +170,24 @@ impl OutputLog {
         }
     }
 
+    /// Appends to the file what fits under the cap and counts the rest as dropped. The rest is
+    /// still read from the pipe (by the caller), so the command never blocks on a full pipe.
     fn write_to_file(&mut self, data: &[u8]) {
-        if let Some((path, writer)) = &mut self.file
-            && let Err(err) = writer.write_all(data)
-        {
-            let path = path.clone();
-            self.fail(&path, &err);
+        let Some((path, writer)) = &mut self.file else {
+            return;
+        };
+        let room = self.max_file_bytes.saturating_sub(self.file_bytes);
+        let (kept, dropped) = data.split_at(data.len().min(room));
+        self.dropped_bytes = self.dropped_bytes.saturating_add(dropped.len());
+        if kept.is_empty() {
+            return;
+        }
+        match writer.write_all(kept) {
+            Ok(()) => self.file_bytes += kept.len(),
+            Err(err) => {
+                let path = path.clone();
+                self.fail(&path, &err);
+            }
         }
     }
 
@@ -196,7 +230,7 @@ mod tests {
     #[test]
     fn small_output_stays_in_memory() {
         let dir = tempfile::tempdir().unwrap();
-        let mut log = OutputLog::new(10, dir.path().to_owned());
+        let mut log = OutputLog::new(10, usize::MAX, dir.path().to_owned());
         log.push(b"hello");
         assert_eq!(log.text(), "hello");
         assert_eq!(log.full_output_path(), None);
@@ -205,7 +239,7 @@ mod tests {
     #[test]
     fn large_output_spills_the_whole_log_and_keeps_a_tail() {
         let dir = tempfile::tempdir().unwrap();
-        let mut log = OutputLog::new(4, dir.path().to_owned());
+        let mut log = OutputLog::new(4, usize::MAX, dir.path().to_owned());
         for chunk in [b"ab".as_slice(), b"cd", b"ef", b"gh", b"ij", b"kl"] {
             log.push(chunk);
         }
@@ -222,7 +256,7 @@ mod tests {
     #[test]
     fn lines_and_the_last_line_are_counted_over_everything() {
         let dir = tempfile::tempdir().unwrap();
-        let mut log = OutputLog::new(100, dir.path().to_owned());
+        let mut log = OutputLog::new(100, usize::MAX, dir.path().to_owned());
         log.push(b"a\nbb\ncc");
         log.push(b"c");
         assert_eq!((log.total_lines(), log.last_line_bytes()), (3, 3));
@@ -233,7 +267,7 @@ mod tests {
     #[test]
     fn persist_writes_what_is_buffered() {
         let dir = tempfile::tempdir().unwrap();
-        let mut log = OutputLog::new(100, dir.path().to_owned());
+        let mut log = OutputLog::new(100, usize::MAX, dir.path().to_owned());
         log.push(b"a\nb");
         log.persist();
         log.push(b"\nc");
@@ -244,7 +278,7 @@ mod tests {
 
     #[test]
     fn an_unwritable_temp_dir_is_reported_not_fatal() {
-        let mut log = OutputLog::new(1, PathBuf::from("/nonexistent/clawloop-temp"));
+        let mut log = OutputLog::new(1, usize::MAX, PathBuf::from("/nonexistent/clawloop-temp"));
         log.push(b"abc");
         assert_eq!(log.full_output_path(), None);
         assert!(
@@ -252,5 +286,32 @@ mod tests {
                 .starts_with("unavailable (cannot create a file in /nonexistent/clawloop-temp")
         );
         assert_eq!(log.text(), "abc");
+    }
+
+    #[test]
+    fn the_file_stops_at_its_cap_and_counts_what_it_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = OutputLog::new(4, 7, dir.path().to_owned());
+        for chunk in [b"abc".as_slice(), b"def", b"ghi", b"jkl"] {
+            log.push(chunk);
+        }
+        log.flush();
+        let path = log.full_output_path().unwrap();
+        assert_eq!(std::fs::read_to_string(path).unwrap(), "abcdefg");
+        assert_eq!((log.dropped_bytes(), log.total_bytes()), (5, 12));
+        // The tail in memory still has the newest output (whole chunks within twice the limit).
+        assert_eq!(log.text(), "ghijkl");
+    }
+
+    #[test]
+    fn a_cap_below_the_buffered_output_cuts_the_first_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = OutputLog::new(100, 2, dir.path().to_owned());
+        log.push(b"abcd");
+        log.persist();
+        log.flush();
+        let path = log.full_output_path().unwrap();
+        assert_eq!(std::fs::read_to_string(path).unwrap(), "ab");
+        assert_eq!(log.dropped_bytes(), 2);
     }
 }

@@ -1,168 +1,136 @@
-//! pi's grep output: one block per match, re-read from the file so context lines come along.
-//!
-//! A match line reads `path:N: text`, a context line `path-N- text`; every line is cut at 500
-//! UTF-16 units. Blocks of nearby matches overlap and repeat their shared lines, as pi's do.
+//! pi's grep output lines: a match reads `path:N: text`, a context line `path-N- text`, every
+//! text cut at 500 UTF-16 units; the lines go, joined by `\n`, into a [`HeadCollector`] that
+//! keeps what fits the byte limit and counts the rest (for `details.truncation`).
 
-use std::path::Path;
+use crate::truncate::{GREP_MAX_LINE_LENGTH, HeadCollector, TruncationOptions, TruncationResult};
 
-use crate::grep::search::Match;
-use crate::truncate::{GREP_MAX_LINE_LENGTH, truncate_line};
+/// What follows a cut line (pi's `truncateLine`).
+const CUT_MARK: &str = "... [truncated]";
 
-/// The formatted lines and whether any was cut at the line length limit.
+/// A file line as shown: decoded, `\r` removed, cut at [`GREP_MAX_LINE_LENGTH`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Blocks {
-    /// Output lines, in match order.
-    pub(crate) lines: Vec<String>,
-    /// Whether some line was longer than [`GREP_MAX_LINE_LENGTH`].
-    pub(crate) lines_truncated: bool,
+pub(crate) struct Shown {
+    /// The text, with the cut mark when cut.
+    pub(crate) text: String,
+    /// Whether it was cut.
+    pub(crate) cut: bool,
 }
 
-/// Formats every match with `context` lines around it. `root` is the searched path; `is_dir`
-/// says whether it was a directory (paths are then shown relative to it, else by file name).
-pub(crate) fn format_blocks(
-    matches: &[Match],
-    root: &Path,
-    is_dir: bool,
-    context: usize,
-) -> Blocks {
-    let mut blocks = Blocks::default();
-    // Matches of one file are adjacent (the walk finishes a file before the next), so caching
-    // the last file read is enough.
-    let mut cached: Option<(&Path, Vec<String>)> = None;
-    for found in matches {
-        let lines = match &cached {
-            Some((path, lines)) if *path == found.path.as_path() => lines,
-            _ => {
-                let lines = file_lines(&found.path);
-                &cached.insert((found.path.as_path(), lines)).1
+/// A line as the searcher gives it (its `\n` included) shown the way pi shows it: decoded
+/// lossily, without `\r`, and cut by [`crate::truncate::truncate_line`]'s rule. Only the
+/// shown part is decoded, so a huge line costs no more than a short one.
+pub(crate) fn display_line(bytes: &[u8]) -> Shown {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let mut text = String::new();
+    let mut units = 0usize;
+    for chunk in bytes.utf8_chunks() {
+        let replacement = (!chunk.invalid().is_empty()).then_some('\u{FFFD}');
+        for c in chunk.valid().chars().chain(replacement) {
+            if c == '\r' {
+                continue;
             }
-        };
-        let shown = display_path(&found.path, root, is_dir);
-        if lines.is_empty() {
-            blocks.lines.push(format!(
-                "{shown}:{}: (unable to read file)",
-                found.line_number
-            ));
-            continue;
+            if units + c.len_utf16() > GREP_MAX_LINE_LENGTH {
+                text.push_str(CUT_MARK);
+                return Shown { text, cut: true };
+            }
+            units += c.len_utf16();
+            text.push(c);
         }
-        let line_number = usize::try_from(found.line_number).unwrap_or(usize::MAX);
-        let (start, end) = if context > 0 {
-            (
-                line_number.saturating_sub(context).max(1),
-                line_number.saturating_add(context).min(lines.len()),
-            )
+    }
+    Shown { text, cut: false }
+}
+
+/// The output under construction.
+#[derive(Debug, Clone)]
+pub(crate) struct Output {
+    collector: HeadCollector,
+    lines: usize,
+    lines_truncated: bool,
+}
+
+impl Output {
+    /// An empty output cut at `max_bytes`.
+    pub(crate) fn new(max_bytes: usize) -> Self {
+        Output {
+            collector: HeadCollector::new(TruncationOptions {
+                max_lines: usize::MAX,
+                max_bytes,
+            }),
+            lines: 0,
+            lines_truncated: false,
+        }
+    }
+
+    /// Appends line `number` of the file shown as `path`; `is_match` for the block's match.
+    pub(crate) fn push_line(&mut self, path: &str, number: u64, is_match: bool, line: &Shown) {
+        if self.lines > 0 {
+            self.collector.push("\n");
+        }
+        self.lines += 1;
+        self.lines_truncated |= line.cut;
+        let mark = if is_match { ':' } else { '-' };
+        // Past the byte limit only the length counts; a path with a newline (a legal file
+        // name) is pushed whole so its lines are counted.
+        if self.collector.wants_text() || path.contains('\n') {
+            self.collector
+                .push(&format!("{path}{mark}{number}{mark} {}", line.text));
         } else {
-            (line_number, line_number)
-        };
-        for current in start..=end {
-            let text = lines
-                .get(current.saturating_sub(1))
-                .map_or("", String::as_str);
-            let (text, cut) = truncate_line(&text.replace('\r', ""), GREP_MAX_LINE_LENGTH);
-            blocks.lines_truncated |= cut;
-            if current == line_number {
-                blocks.lines.push(format!("{shown}:{current}: {text}"));
-            } else {
-                blocks.lines.push(format!("{shown}-{current}- {text}"));
-            }
+            let digits = number.checked_ilog10().map_or(1, |log| log as usize + 1);
+            self.collector
+                .push_uncollected(path.len() + 1 + digits + 2 + line.text.len());
         }
     }
-    blocks
-}
 
-/// The file's lines with CRLF and lone CR read as line breaks; empty when it cannot be read
-/// (an empty file still has one, empty, line).
-fn file_lines(path: &Path) -> Vec<String> {
-    match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes)
-            .replace("\r\n", "\n")
-            .replace('\r', "\n")
-            .split('\n')
-            .map(str::to_owned)
-            .collect(),
-        Err(_) => Vec::new(),
+    /// The truncated output and whether some line was cut.
+    pub(crate) fn finish(self) -> (TruncationResult, bool) {
+        (self.collector.finish().0, self.lines_truncated)
     }
-}
-
-/// pi's `formatPath`: relative to the searched directory with `/` separators, or the file name.
-fn display_path(path: &Path, root: &Path, is_dir: bool) -> String {
-    if is_dir && let Ok(relative) = path.strip_prefix(root) {
-        let parts: Vec<String> = relative
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        let relative = parts.join("/");
-        if !relative.is_empty() && !relative.starts_with("..") {
-            return relative;
-        }
-    }
-    path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::truncate::{truncate_head, truncate_line};
     use pretty_assertions::assert_eq;
 
     #[test]
-    fn context_blocks_repeat_shared_lines_like_pi() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("sub").join("f.txt");
-        std::fs::create_dir(dir.path().join("sub")).unwrap();
-        std::fs::write(&file, "a\r\nm1\nm2\nb").unwrap();
-        let matches = [
-            Match {
-                path: file.clone(),
-                line_number: 2,
-            },
-            Match {
-                path: file.clone(),
-                line_number: 3,
-            },
-        ];
-        let blocks = format_blocks(&matches, dir.path(), true, 1);
-        assert_eq!(
-            blocks.lines,
-            [
-                "sub/f.txt-1- a",
-                "sub/f.txt:2: m1",
-                "sub/f.txt-3- m2",
-                "sub/f.txt-2- m1",
-                "sub/f.txt:3: m2",
-                "sub/f.txt-4- b",
-            ]
-        );
-        let single = format_blocks(&matches[..1], &file, false, 0);
-        assert_eq!(single.lines, ["f.txt:2: m1"]);
+    fn lines_are_shown_like_pis_lossy_cut_text() {
+        for bytes in [
+            b"plain\n".as_slice(),
+            b"crlf\r\n",
+            b"a\rb",
+            b"caf\xe9\n",
+            "😀".repeat(300).as_bytes(),
+            "x".repeat(600).as_bytes(),
+            "x".repeat(500).as_bytes(),
+        ] {
+            let text = String::from_utf8_lossy(bytes.strip_suffix(b"\n").unwrap_or(bytes))
+                .replace('\r', "");
+            let (text, cut) = truncate_line(&text, GREP_MAX_LINE_LENGTH);
+            assert_eq!(display_line(bytes), Shown { text, cut }, "{bytes:?}");
+        }
     }
 
     #[test]
-    fn long_lines_are_cut_and_unreadable_files_say_so() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("long.txt");
-        std::fs::write(&file, "x".repeat(600)).unwrap();
-        let matches = [Match {
-            path: file,
-            line_number: 1,
-        }];
-        let blocks = format_blocks(&matches, dir.path(), true, 0);
+    fn the_output_is_truncate_head_of_the_joined_lines() {
+        let shown = Shown {
+            text: "y".repeat(40),
+            cut: false,
+        };
+        let mut output = Output::new(200);
+        let mut lines = Vec::new();
+        for number in 1..=20 {
+            output.push_line("dir/f.txt", number, number.is_multiple_of(3), &shown);
+            let mark = if number.is_multiple_of(3) { ':' } else { '-' };
+            lines.push(format!("dir/f.txt{mark}{number}{mark} {}", shown.text));
+        }
+        let options = TruncationOptions {
+            max_lines: usize::MAX,
+            max_bytes: 200,
+        };
         assert_eq!(
-            blocks,
-            Blocks {
-                lines: vec![format!("long.txt:1: {}... [truncated]", "x".repeat(500))],
-                lines_truncated: true,
-            }
-        );
-        let gone = [Match {
-            path: dir.path().join("gone.txt"),
-            line_number: 7,
-        }];
-        assert_eq!(
-            format_blocks(&gone, dir.path(), true, 2).lines,
-            ["gone.txt:7: (unable to read file)"]
+            output.finish(),
+            (truncate_head(&lines.join("\n"), options), false)
         );
     }
 }

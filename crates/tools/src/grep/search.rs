@@ -1,32 +1,34 @@
 //! Finding the matching lines: ripgrep's walker, regex engine and searcher, stopping at the
 //! match limit (pi counts rg's `match` events, one per matching line).
+//!
+//! Every file is opened inside the workspace (see [`crate::confined`]) and searched once,
+//! through that descriptor, with the context lines coming from the same pass.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
-use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::overrides::{Override, OverrideBuilder};
 use tokio_util::sync::CancellationToken;
 
+use crate::confined::{Confinement, Purpose};
+use crate::file_kind::FileKind;
 use crate::find::walker::walker;
+use crate::grep::blocks::{FileBlocks, Found};
+use crate::grep::format::Output;
 
-/// One matching line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Match {
-    /// The file, as the walk produced it (the search root joined with the relative path).
-    pub(crate) path: PathBuf,
-    /// 1-based line number.
-    pub(crate) line_number: u64,
-}
-
-/// What the search found.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Found {
-    /// The matches in walk order, at most the limit.
-    pub(crate) matches: Vec<Match>,
-    /// Whether the limit was reached (pi sets this on the limit-th match even if no more follow).
-    pub(crate) limit_reached: bool,
+/// What to search and how much of it to show.
+pub(crate) struct Search<'a> {
+    /// The searched path (a directory or a file), absolute.
+    pub(crate) root: &'a Path,
+    /// Whether `root` is a directory (paths are then shown relative to it).
+    pub(crate) is_dir: bool,
+    /// The pattern.
+    pub(crate) matcher: &'a RegexMatcher,
+    /// Lines shown before and after each match.
+    pub(crate) context: u64,
+    /// Matching lines taken at most.
+    pub(crate) limit: u64,
 }
 
 /// rg's pattern flags as pi passes them.
@@ -59,22 +61,26 @@ pub(crate) fn glob_filter(root: &Path, glob: &str) -> Result<Override, String> {
     builder.build().map_err(|err| err.to_string())
 }
 
-/// Searches every file under `root` (or `root` itself when it is a file) until `limit`
-/// matching lines were found or `cancel` fires. Unreadable files and binary files (a NUL
-/// byte) are skipped, as rg skips them.
+/// Searches every file under the root (or the root itself when it is a file) until the limit
+/// of matching lines was taken or `cancel` fires, writing pi's blocks to `output`. Unreadable
+/// files, special files, files a swapped-in link would take outside the workspace, and binary
+/// files (a NUL byte) are skipped, as rg skips what it cannot search.
 pub(crate) fn search(
-    root: &Path,
-    matcher: &RegexMatcher,
+    search: &Search<'_>,
     overrides: Option<Override>,
-    limit: u64,
+    confinement: &Confinement,
+    output: &mut Output,
     cancel: &CancellationToken,
 ) -> Found {
+    let context = usize::try_from(search.context).unwrap_or(usize::MAX);
     let mut searcher = SearcherBuilder::new()
         .binary_detection(BinaryDetection::quit(b'\x00'))
         .line_number(true)
+        .before_context(context)
+        .after_context(context)
         .build();
     let mut found = Found::default();
-    for entry in walker(root, overrides).build() {
+    for entry in walker(search.root, overrides).build() {
         if cancel.is_cancelled() || found.limit_reached {
             break;
         }
@@ -83,19 +89,44 @@ pub(crate) fn search(
             continue;
         }
         let path = entry.path();
-        let sink = Lossy(|line_number, _line| {
-            found.matches.push(Match {
-                path: path.to_owned(),
-                line_number,
-            });
-            let reached = found.matches.len() as u64 >= limit;
-            found.limit_reached = reached;
-            Ok(!reached && !cancel.is_cancelled())
-        });
+        let Ok(opened) = confinement.open(path, Purpose::Read) else {
+            continue;
+        };
+        if opened.kind != FileKind::Regular {
+            continue;
+        }
+        let shown = display_path(path, search.root, search.is_dir);
+        let mut blocks = FileBlocks::new(
+            &shown,
+            search.context,
+            search.limit,
+            &mut found,
+            output,
+            cancel,
+        );
         // A file that cannot be read is skipped, as rg goes on past it.
-        let _ = searcher.search_path(matcher, path, sink);
+        let _ = searcher.search_file(search.matcher, &opened.file, &mut blocks);
+        blocks.close();
     }
     found
+}
+
+/// pi's `formatPath`: relative to the searched directory with `/` separators, or the file name.
+fn display_path(path: &Path, root: &Path, is_dir: bool) -> String {
+    if is_dir && let Ok(relative) = path.strip_prefix(root) {
+        let parts: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let relative = parts.join("/");
+        if !relative.is_empty() && !relative.starts_with("..") {
+            return relative;
+        }
+    }
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 #[cfg(test)]
@@ -119,17 +150,67 @@ mod tests {
         );
     }
 
+    fn run(root: &Path, limit: u64, context: u64) -> (Found, String) {
+        let m = matcher(&pattern("x")).unwrap();
+        let ctx = clawloop_core::tool::ToolContext::new(root);
+        let mut output = Output::new(51_200);
+        let search_args = Search {
+            root,
+            is_dir: true,
+            matcher: &m,
+            context,
+            limit,
+        };
+        let cancel = CancellationToken::new();
+        let found = search(
+            &search_args,
+            None,
+            &Confinement::new(&ctx),
+            &mut output,
+            &cancel,
+        );
+        (found, output.finish().0.content)
+    }
+
     #[test]
     fn search_stops_at_the_limit_and_skips_binary_files() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "x\nx\nx\n").unwrap();
         std::fs::write(dir.path().join("b.bin"), b"x\0x\n").unwrap();
-        let m = matcher(&pattern("x")).unwrap();
-        let cancel = CancellationToken::new();
-        let found = search(dir.path(), &m, None, 2, &cancel);
-        let lines: Vec<u64> = found.matches.iter().map(|m| m.line_number).collect();
-        assert_eq!((lines, found.limit_reached), (vec![1, 2], true));
-        let found = search(dir.path(), &m, None, 100, &cancel);
-        assert_eq!((found.matches.len(), found.limit_reached), (3, false));
+        assert_eq!(
+            run(dir.path(), 2, 0),
+            (
+                Found {
+                    matches: 2,
+                    limit_reached: true
+                },
+                "a.txt:1: x\na.txt:2: x".to_owned()
+            )
+        );
+        let (found, _) = run(dir.path(), 100, 0);
+        assert_eq!(
+            found,
+            Found {
+                matches: 3,
+                limit_reached: false
+            }
+        );
+    }
+
+    #[test]
+    fn blocks_repeat_shared_lines_and_end_with_pis_empty_last_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("sub/f.txt"), "a\r\nx1\nx2\nb\n").unwrap();
+        let (_, text) = run(dir.path(), 100, 2);
+        assert_eq!(
+            text,
+            "sub/f.txt-1- a\nsub/f.txt:2: x1\nsub/f.txt-3- x2\nsub/f.txt-4- b\n\
+             sub/f.txt-1- a\nsub/f.txt-2- x1\nsub/f.txt:3: x2\nsub/f.txt-4- b\nsub/f.txt-5- "
+        );
+        // The limit-th match still gets its after-context.
+        let (found, text) = run(dir.path(), 1, 1);
+        assert_eq!(found.limit_reached, true);
+        assert_eq!(text, "sub/f.txt-1- a\nsub/f.txt:2: x1\nsub/f.txt-3- x2");
     }
 }
