@@ -12,6 +12,7 @@ use crate::classify::{
     is_reasoning_constraint_error, is_role_ordering_error_for_copy, is_timeout_error_message,
     parse_api_error_info, parse_leading_http_status,
 };
+use crate::js_number::format_js_number;
 
 js_regexes! {
     INVALID_REQUEST_RE = (r#""type":"invalid_request_error".*?"message":"([^"]+)""#, "");
@@ -195,19 +196,6 @@ fn billing_text_for(label: &str, provider: &str) -> String {
     format!(
         "⚠️ {label} returned a billing error — your API key has run out of credits or has an insufficient balance. Check your {provider} billing dashboard and top up or switch to a different API key."
     )
-}
-
-/// Formats a number as JavaScript's `String(n)` does for ordinary values (`5`, `3.75`).
-fn format_js_number(value: f64) -> String {
-    const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
-    if value.is_finite() && value.fract() == 0.0 && value.abs() <= MAX_SAFE_INTEGER {
-        // Integral and within 2^53, so the conversion is exact.
-        #[allow(clippy::cast_possible_truncation)]
-        let int = value as i64;
-        int.to_string()
-    } else {
-        value.to_string()
-    }
 }
 
 /// `extractProviderRateLimitMessage`: the provider's own rate-limit line (`⚠️ <text>`) when it
