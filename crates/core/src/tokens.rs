@@ -127,9 +127,13 @@ pub fn estimate_context_tokens(messages: &[AgentMessage]) -> ContextTokenEstimat
         Some((i, tokens)) => (tokens, i + 1, Some(i)),
         None => (0, 0, None),
     };
-    let trailing_tokens = messages[trailing_from..].iter().map(estimate_tokens).sum();
+    let trailing_tokens = messages[trailing_from..]
+        .iter()
+        .map(estimate_tokens)
+        .fold(0, u64::saturating_add);
     ContextTokenEstimate {
-        tokens: usage_tokens + trailing_tokens,
+        // The reported part comes from a server: saturate rather than overflow.
+        tokens: usage_tokens.saturating_add(trailing_tokens),
         usage_tokens,
         trailing_tokens,
         last_usage_index,
@@ -401,6 +405,23 @@ mod tests {
         assert_eq!(
             estimate_context_tokens(&[]),
             ContextTokenEstimate::default()
+        );
+    }
+
+    #[test]
+    fn a_huge_reported_usage_saturates_the_estimate() {
+        let messages = vec![
+            assistant(Vec::new(), StopReason::Stop, u64::MAX - 1),
+            user("12345678"),
+        ];
+        assert_eq!(
+            estimate_context_tokens(&messages),
+            ContextTokenEstimate {
+                tokens: u64::MAX,
+                usage_tokens: u64::MAX - 1,
+                trailing_tokens: 2,
+                last_usage_index: Some(0)
+            }
         );
     }
 

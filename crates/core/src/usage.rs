@@ -76,19 +76,23 @@ pub struct ModelCost {
 
 impl Usage {
     /// The tokens this call put in the context window: `totalTokens`, or when that is zero the
-    /// sum `input + output + cacheRead + cacheWrite` (pi's `calculateContextTokens`).
+    /// sum `input + output + cacheRead + cacheWrite` (pi's `calculateContextTokens`). The
+    /// counts come from servers, so the sum saturates at `u64::MAX` rather than overflowing.
     pub fn context_tokens(&self) -> u64 {
         if self.total_tokens > 0 {
             self.total_tokens
         } else {
-            self.input + self.output + self.cache_read + self.cache_write
+            [self.output, self.cache_read, self.cache_write]
+                .into_iter()
+                .fold(self.input, u64::saturating_add)
         }
     }
 
     /// Fills `cost` from the model's prices (pi's `calculateCost`): `price / 1e6 * tokens` per
     /// kind, `total` their sum.
     pub fn apply_cost(&mut self, prices: &ModelCost) {
-        // Token counts stay far below 2^53, so the conversion is exact.
+        // Real token counts stay far below 2^53, so the conversion is exact; a server's absurd
+        // count (up to u64::MAX) only rounds, and the product stays finite.
         #[allow(clippy::cast_precision_loss)]
         let per = |price: f64, tokens: u64| price / 1_000_000.0 * tokens as f64;
         self.cost.input = per(prices.input, self.input);
@@ -99,13 +103,15 @@ impl Usage {
             self.cost.input + self.cost.output + self.cost.cache_read + self.cost.cache_write;
     }
 
-    /// Adds another call's counts and costs to these (used to accumulate a run's usage).
+    /// Adds another call's counts and costs to these (used to accumulate a run's usage). Token
+    /// counts saturate at `u64::MAX`: they come from servers, and a run's total must not panic
+    /// or wrap because one of them sent a huge number.
     pub fn add(&mut self, other: &Usage) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_read += other.cache_read;
-        self.cache_write += other.cache_write;
-        self.total_tokens += other.total_tokens;
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.total_tokens = self.total_tokens.saturating_add(other.total_tokens);
         self.cost.input += other.cost.input;
         self.cost.output += other.cost.output;
         self.cost.cache_read += other.cost.cache_read;
@@ -147,6 +153,43 @@ mod tests {
         assert_eq!(usage.context_tokens(), 115);
         usage.total_tokens = 200;
         assert_eq!(usage.context_tokens(), 200);
+    }
+
+    #[test]
+    fn server_counts_near_the_limit_saturate() {
+        let huge = Usage {
+            input: u64::MAX,
+            output: u64::MAX - 1,
+            cache_read: 7,
+            cache_write: 7,
+            ..Usage::default()
+        };
+        assert_eq!(huge.context_tokens(), u64::MAX);
+        let mut run = huge.clone();
+        run.total_tokens = u64::MAX;
+        run.add(&huge);
+        run.add(&Usage {
+            total_tokens: 5,
+            ..Usage::default()
+        });
+        assert_eq!(
+            (
+                run.input,
+                run.output,
+                run.cache_read,
+                run.cache_write,
+                run.total_tokens
+            ),
+            (u64::MAX, u64::MAX, 14, 14, u64::MAX)
+        );
+        let mut priced = huge;
+        priced.apply_cost(&ModelCost {
+            input: 3.0,
+            output: 15.0,
+            cache_read: 0.3,
+            cache_write: 3.75,
+        });
+        assert!(priced.cost.total.is_finite());
     }
 
     #[test]

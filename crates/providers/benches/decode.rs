@@ -28,6 +28,11 @@
 //!
 //! allocations per delta = (allocs(100000) − allocs(1000)) / 99000: 2.2 for OpenAI, 3.2 for
 //! Anthropic, the same at 1 000 and 100 000 deltas (no re-copy of the text so far).
+//!
+//! `many/<api>/<n>` decodes, for each of the five wire APIs, a stream of `n` rounds of a
+//! thinking block, a text block and a tool call (`support::many`), at `n` and `4n`: a linear
+//! decoder takes four times as long for the second (issue 10 item 8). Instruction counts of the
+//! same work, stable on a busy machine, come from `examples/decode_many.rs`.
 
 // A benchmark: a broken setup should stop the run loudly.
 #![allow(clippy::unwrap_used)]
@@ -87,6 +92,28 @@ fn bench_api(c: &mut Criterion, api: &Api, reads: &[&[u8]], payloads: &[&str]) {
     group.bench_function("value", |b| b.iter(|| parse_values(black_box(payloads))));
     group.bench_function("typed", |b| b.iter(|| (api.typed)(black_box(payloads))));
     group.finish();
+}
+
+/// Rounds of blocks and calls in the smaller `many` stream; the larger has four times as many.
+const MANY_ROUNDS: usize = 500;
+
+fn bench_many(c: &mut Criterion) {
+    for api in support::many::APIS {
+        let mut group = c.benchmark_group(format!("many/{api}"));
+        group
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(2));
+        for n in [MANY_ROUNDS, 4 * MANY_ROUNDS] {
+            let body = support::many::body(api, n);
+            let reads = support::reads(body.as_bytes(), 0x5EED_4EAD);
+            assert_eq!(support::many::decode(api, &reads).unwrap(), 3 * n);
+            group.bench_function(n.to_string(), |b| {
+                b.iter(|| support::many::decode(api, black_box(&reads)))
+            });
+        }
+        group.finish();
+    }
 }
 
 /// Rounds of the interleaved ratio measurement.
@@ -195,6 +222,7 @@ fn main() {
     for (api, (reads, frames)) in apis.iter().zip(&prepared) {
         bench_api(&mut criterion, api, reads, &json_payloads(frames));
     }
+    bench_many(&mut criterion);
     criterion.final_summary();
     if measuring() {
         for (api, (reads, frames)) in apis.iter().zip(&prepared) {

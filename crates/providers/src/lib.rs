@@ -64,7 +64,9 @@ pub mod openai_responses;
 pub mod replay;
 pub mod scripted_server;
 pub mod stream_driver;
+mod surrogates;
 pub mod transport;
+mod usage_count;
 mod whole_tool_call;
 pub mod wrappers;
 

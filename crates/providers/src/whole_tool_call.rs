@@ -3,7 +3,9 @@
 
 use clawloop_core::message::ToolCall;
 use clawloop_core::stream_event::parse_streaming_json;
-use clawloop_core::{AssistantMessage, AssistantMessageEvent as Event};
+use std::collections::HashSet;
+
+use clawloop_core::AssistantMessageEvent as Event;
 use serde_json::{Map, Value};
 
 /// The call's arguments as an object: an object as it is, a JSON string parsed leniently,
@@ -19,17 +21,20 @@ pub(crate) fn object_arguments(raw: Option<Value>) -> Value {
     }
 }
 
-/// The call's id: the provided one unless empty or already taken by a call in `message`,
-/// else `fresh()`.
+/// The call's id: the provided one unless empty or already `taken` by an earlier call of the
+/// message, else `fresh()`; the id returned is added to `taken`. A set rather than a search
+/// over the message's calls, which made a message of many calls quadratic.
 pub(crate) fn unique_id(
-    message: &AssistantMessage,
+    taken: &mut HashSet<String>,
     provided: Option<String>,
     fresh: impl FnOnce() -> String,
 ) -> String {
-    match provided.filter(|id| !id.is_empty()) {
-        Some(id) if !message.tool_calls().any(|c| c.id == id) => id,
+    let id = match provided.filter(|id| !id.is_empty()) {
+        Some(id) if !taken.contains(&id) => id,
         _ => fresh(),
-    }
+    };
+    taken.insert(id.clone());
+    id
 }
 
 /// The three events of a whole call at `content_index`.

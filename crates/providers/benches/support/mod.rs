@@ -24,6 +24,7 @@ use clawloop_providers::openai_completions::ChunkDecoder;
 use clawloop_providers::stream_driver::{BodyDecoder, Framing, Progress, WireDecoder};
 use clawloop_providers::transport::{SseEvent, SseFramer};
 
+pub mod many;
 pub mod wire;
 
 /// The transport's default event limit (issue 3).
@@ -254,20 +255,32 @@ pub fn frames(body: &[u8]) -> Result<Vec<SseEvent>, String> {
 /// Returns the final message.
 pub fn decode_openai(reads: &[&[u8]]) -> Result<AssistantMessage, String> {
     let initial = AssistantMessage::empty("openai-completions", "openai", "gpt-4o-mini", 0);
-    decode_sse(ChunkDecoder::new(initial, ModelCost::default()), reads)
+    decode_body(
+        ChunkDecoder::new(initial, ModelCost::default()),
+        Framing::Sse,
+        reads,
+    )
 }
 
 /// [`decode_openai`] for `anthropic-messages`.
 pub fn decode_anthropic(reads: &[&[u8]]) -> Result<AssistantMessage, String> {
     let initial = AssistantMessage::empty("anthropic-messages", "anthropic", "claude", 0);
-    decode_sse(EventDecoder::new(initial, ModelCost::default()), reads)
+    decode_body(
+        EventDecoder::new(initial, ModelCost::default()),
+        Framing::Sse,
+        reads,
+    )
 }
 
 /// The stream loop's body handling ([`BodyDecoder`]): each read is framed, each frame decoded
 /// as it is framed, borrowed from the framer's buffers, and the events of the read handed on
 /// (dropped here) before the next read.
-fn decode_sse<D: WireDecoder>(decoder: D, reads: &[&[u8]]) -> Result<AssistantMessage, String> {
-    let mut body = BodyDecoder::new(decoder, Framing::Sse, MAX_EVENT_BYTES);
+pub fn decode_body<D: WireDecoder>(
+    decoder: D,
+    framing: Framing,
+    reads: &[&[u8]],
+) -> Result<AssistantMessage, String> {
+    let mut body = BodyDecoder::new(decoder, framing, MAX_EVENT_BYTES);
     let mut out = Vec::new();
     let mut progress = Progress::More;
     for read in reads {

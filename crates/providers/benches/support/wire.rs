@@ -149,14 +149,14 @@ pub mod anthropic_wire {
     }
 }
 
-/// The decoders' lenient counter: any JSON value, a number kept.
+/// The decoders' lenient counter (`usage_count::count`): the raw value, a usable number kept.
 pub fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Number(n) => n
-            .as_u64()
-            .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)),
-        _ => None,
-    })
+    let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
+    let text = raw.get().trim();
+    Ok(text.parse::<u64>().ok().or_else(|| {
+        let value: f64 = text.parse().ok()?;
+        (value.is_finite() && value >= 0.0).then_some(value as u64)
+    }))
 }
 
 /// The Anthropic decoder's lenient `index`.

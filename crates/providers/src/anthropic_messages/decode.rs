@@ -13,6 +13,8 @@ use clawloop_core::stream_event::{STREAM_ENDED_BEFORE_COMPLETION, parse_streamin
 use clawloop_core::{
     AssistantMessage, AssistantMessageBuilder, AssistantMessageEvent, ModelCost, StopReason,
 };
+use std::collections::HashMap;
+
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
@@ -20,6 +22,7 @@ use super::claude_code::from_claude_code_name;
 use super::error::stream_error_message;
 use super::stop_reason::map_stop_reason;
 use super::usage::WireUsage;
+use crate::surrogates::HalfJoiner;
 
 type Event = AssistantMessageEvent;
 
@@ -52,6 +55,19 @@ struct WireEvent {
     delta: Option<WireDelta>,
     #[serde(default)]
     usage: Option<WireUsage>,
+}
+
+/// A whole (non-streaming) Messages response.
+#[derive(Debug, Deserialize)]
+struct WireDocument {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
+    stop_reason: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -148,6 +164,14 @@ pub struct EventDecoder {
     builder: AssistantMessageBuilder,
     prices: ModelCost,
     slots: Vec<Slot>,
+    /// The open slot of each wire index (a second start for an index closes the first, so
+    /// there is at most one), and the open slots in the order they started (closed ones are
+    /// dropped from the top lazily): an event finds its block in O(1) amortized, where a search
+    /// over all blocks per event made many blocks quadratic.
+    open_by_index: HashMap<u64, usize>,
+    open_order: Vec<usize>,
+    /// UTF-16 halves split across deltas.
+    halves: HalfJoiner,
     stop_reason: Option<StopReason>,
     saw_message_stop: bool,
     /// The caller's tool names, when tool names come back in Claude Code casing (OAuth).
@@ -161,6 +185,9 @@ impl EventDecoder {
             builder: AssistantMessageBuilder::new(initial),
             prices,
             slots: Vec::new(),
+            open_by_index: HashMap::new(),
+            open_order: Vec::new(),
+            halves: HalfJoiner::default(),
             stop_reason: None,
             saw_message_stop: false,
             tool_names: None,
@@ -218,7 +245,9 @@ impl EventDecoder {
         if data.is_empty() || data == "[DONE]" || self.saw_message_stop {
             return Ok(());
         }
-        let wire: WireEvent = serde_json::from_str(data)
+        let wire: WireEvent = self
+            .halves
+            .parse(data)
             .map_err(|e| DecodeError(format!("Invalid JSON in stream: {e}")))?;
         // The payload's `type` decides; the event name stands in for a payload without one.
         let kind = wire.kind.as_deref().unwrap_or(event);
@@ -262,24 +291,33 @@ impl EventDecoder {
     /// `stream: true`, by replaying it as the events a stream would have sent: each block
     /// starts with its full content and stops at once.
     pub fn on_message(&mut self, body: &str, out: &mut Vec<Event>) -> Result<(), DecodeError> {
-        let message: Value = serde_json::from_str(body.trim())
+        let mut message: WireDocument = self
+            .halves
+            .parse(body.trim())
             .map_err(|e| DecodeError(format!("Invalid JSON response: {e}")))?;
-        if message.get("type").and_then(Value::as_str) == Some("error") {
+        // Whole blocks: their lone UTF-16 halves pair with nothing.
+        if let Some(content) = &mut message.content {
+            self.halves.clean_value(content);
+        }
+        if message.kind.as_deref() == Some("error") {
             return Err(DecodeError(stream_error_message(body)));
         }
-        let Some(blocks) = message.get("content").and_then(Value::as_array) else {
+        let Some(blocks) = message.content.as_ref().and_then(Value::as_array) else {
             return Err(DecodeError(
                 "Unexpected JSON response: no content or stop reason".to_owned(),
             ));
         };
-        let usage = message.get("usage").cloned().unwrap_or(Value::Null);
-        let mut events =
-            vec![serde_json::json!({"type": "message_start", "message": {"usage": usage}})];
+        // Taken here rather than replayed as JSON: the usage was read leniently already, and
+        // writing it back out could not carry a counter serde_json refuses.
+        if let Some(usage) = message.usage {
+            usage.start(&mut self.builder.message_mut().usage, &self.prices);
+        }
+        let mut events = Vec::new();
         for (index, block) in blocks.iter().enumerate() {
             events.push(serde_json::json!({"type": "content_block_start", "index": index, "content_block": block}));
             events.push(serde_json::json!({"type": "content_block_stop", "index": index}));
         }
-        events.push(serde_json::json!({"type": "message_delta", "delta": {"stop_reason": message.get("stop_reason")}}));
+        events.push(serde_json::json!({"type": "message_delta", "delta": {"stop_reason": message.stop_reason}}));
         events.push(serde_json::json!({"type": "message_stop"}));
         for event in events {
             self.on_event("", &event.to_string(), out)?;
@@ -292,19 +330,39 @@ impl EventDecoder {
         out.push(event);
     }
 
-    /// The first open slot for `index` (pi's `findIndex`), or the latest open one when the
-    /// event carries no index.
-    fn find_open(&self, index: Option<u64>) -> Option<usize> {
+    /// The open slot for `index` (pi's `findIndex`), or the latest open one when the event
+    /// carries no index.
+    #[inline]
+    fn find_open(&mut self, index: Option<u64>) -> Option<usize> {
         match index {
-            Some(index) => self
-                .slots
-                .iter()
-                .position(|s| s.open && s.wire_index == Some(index)),
-            None => self.slots.iter().rposition(|s| s.open),
+            // Deltas almost always go to the block started last: no hashing for them.
+            Some(index) => match self.open_order.last() {
+                Some(&last)
+                    if self.slots[last].open && self.slots[last].wire_index == Some(index) =>
+                {
+                    Some(last)
+                }
+                _ => self.open_by_index.get(&index).copied(),
+            },
+            None => {
+                while let Some(&last) = self.open_order.last() {
+                    if self.slots[last].open {
+                        return Some(last);
+                    }
+                    self.open_order.pop();
+                }
+                None
+            }
         }
     }
 
-    fn on_block_start(&mut self, index: Option<u64>, block: WireBlock, out: &mut Vec<Event>) {
+    fn on_block_start(&mut self, index: Option<u64>, mut block: WireBlock, out: &mut Vec<Event>) {
+        for field in [&mut block.id, &mut block.name].into_iter().flatten() {
+            self.halves.clean(field);
+        }
+        if let Some(input) = &mut block.input {
+            self.halves.clean_value(input);
+        }
         // A second start for an index still open: the first block is over.
         if index.is_some()
             && let Some(previous) = self.find_open(index)
@@ -316,7 +374,11 @@ impl EventDecoder {
             Some("text") => {
                 self.emit(Event::TextStart { content_index }, out);
                 // Anthropic starts text empty; a proxy that sends text up front keeps it.
-                if let Some(text) = block.text.filter(|t| !t.is_empty()) {
+                if let Some(text) = block
+                    .text
+                    .map(|t| self.halves.text(content_index, t))
+                    .filter(|t| !t.is_empty())
+                {
                     self.emit(
                         Event::TextDelta {
                             content_index,
@@ -329,7 +391,11 @@ impl EventDecoder {
             }
             Some("thinking") => {
                 self.emit(Event::ThinkingStart { content_index }, out);
-                if let Some(thinking) = block.thinking.filter(|t| !t.is_empty()) {
+                if let Some(thinking) = block
+                    .thinking
+                    .map(|t| self.halves.text(content_index, t))
+                    .filter(|t| !t.is_empty())
+                {
                     self.emit(
                         Event::ThinkingDelta {
                             content_index,
@@ -379,6 +445,11 @@ impl EventDecoder {
             }
             _ => SlotKind::Skipped,
         };
+        let position = self.slots.len();
+        if let Some(index) = index {
+            self.open_by_index.insert(index, position);
+        }
+        self.open_order.push(position);
         self.slots.push(Slot {
             wire_index: index,
             content_index,
@@ -392,33 +463,10 @@ impl EventDecoder {
             return;
         };
         let content_index = self.slots[position].content_index;
-        let slot_kind = &mut self.slots[position].kind;
-        let event = match (delta.kind.as_deref(), slot_kind) {
-            (Some("text_delta"), SlotKind::Text) => {
-                delta
-                    .text
-                    .filter(|t| !t.is_empty())
-                    .map(|delta| Event::TextDelta {
-                        content_index,
-                        delta,
-                    })
-            }
-            (Some("thinking_delta"), SlotKind::Thinking { .. }) => delta
-                .thinking
-                .filter(|t| !t.is_empty())
-                .map(|delta| Event::ThinkingDelta {
-                    content_index,
-                    delta,
-                }),
-            (Some("input_json_delta"), SlotKind::Tool { json, .. }) => {
-                delta.partial_json.filter(|t| !t.is_empty()).map(|delta| {
-                    json.push_str(&delta);
-                    Event::ToolcallDelta {
-                        content_index,
-                        delta,
-                    }
-                })
-            }
+        let fragment = match (delta.kind.as_deref(), &mut self.slots[position].kind) {
+            (Some("text_delta"), SlotKind::Text) => delta.text,
+            (Some("thinking_delta"), SlotKind::Thinking { .. }) => delta.thinking,
+            (Some("input_json_delta"), SlotKind::Tool { .. }) => delta.partial_json,
             // Signatures arrive whole at the end of a thinking block; pi emits no event.
             (Some("signature_delta"), SlotKind::Thinking { signature }) => {
                 if let Some(part) = delta.signature {
@@ -428,15 +476,54 @@ impl EventDecoder {
             }
             _ => None,
         };
-        if let Some(event) = event {
-            self.emit(event, out);
+        let Some(fragment) = fragment.filter(|t| !t.is_empty()) else {
+            return;
+        };
+        let fragment = self.halves.text(content_index, fragment);
+        if !fragment.is_empty() {
+            self.emit_delta(position, fragment, out);
         }
+    }
+
+    /// Emits a delta of the slot at `position` (its kind decides which), keeping a tool call's
+    /// arguments JSON.
+    #[inline]
+    fn emit_delta(&mut self, position: usize, delta: String, out: &mut Vec<Event>) {
+        let content_index = self.slots[position].content_index;
+        let event = match &mut self.slots[position].kind {
+            SlotKind::Text => Event::TextDelta {
+                content_index,
+                delta,
+            },
+            SlotKind::Thinking { .. } => Event::ThinkingDelta {
+                content_index,
+                delta,
+            },
+            SlotKind::Tool { json, .. } => {
+                json.push_str(&delta);
+                Event::ToolcallDelta {
+                    content_index,
+                    delta,
+                }
+            }
+            SlotKind::Redacted { .. } | SlotKind::Skipped => return,
+        };
+        self.emit(event, out);
     }
 
     /// Emits the end event of the slot at `position`.
     fn close(&mut self, position: usize, out: &mut Vec<Event>) {
+        // A UTF-16 half that never got its pair is the block's last delta, U+FFFD.
+        if let Some(replacement) = self.halves.end(self.slots[position].content_index) {
+            self.emit_delta(position, replacement.to_owned(), out);
+        }
         let slot = &mut self.slots[position];
         slot.open = false;
+        if let Some(index) = slot.wire_index
+            && self.open_by_index.get(&index) == Some(&position)
+        {
+            self.open_by_index.remove(&index);
+        }
         let content_index = slot.content_index;
         let event = match std::mem::replace(&mut slot.kind, SlotKind::Skipped) {
             SlotKind::Skipped => return,
@@ -513,7 +600,8 @@ impl EventDecoder {
 
     /// Ends the stream with an `error` event (`reason` `aborted` or `error`), keeping the
     /// content so far; no block end events are emitted (as in pi).
-    pub fn fail(self, reason: StopReason, message: impl Into<String>, out: &mut Vec<Event>) {
+    pub fn fail(mut self, reason: StopReason, message: impl Into<String>, out: &mut Vec<Event>) {
+        self.halves.fail(self.builder.message_mut());
         out.push(self.builder.fail(reason, message));
     }
 }

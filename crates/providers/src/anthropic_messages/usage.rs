@@ -1,30 +1,22 @@
 //! Anthropic usage → pi's `Usage`.
 
 use clawloop_core::{ModelCost, Usage};
-use serde::{Deserialize, Deserializer};
-use serde_json::Value;
+
+use crate::usage_count::saturating_sum;
+use serde::Deserialize;
 
 /// A `usage` object of `message_start` or `message_delta`. Every field is optional and read
 /// leniently: a proxy that sends `null` or a float must not fail the stream over a counter.
 #[derive(Debug, Default, Deserialize)]
 pub struct WireUsage {
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     input_tokens: Option<u64>,
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     output_tokens: Option<u64>,
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     cache_read_input_tokens: Option<u64>,
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     cache_creation_input_tokens: Option<u64>,
-}
-
-fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Number(n) => n
-            .as_u64()
-            .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)),
-        _ => None,
-    })
 }
 
 impl WireUsage {
@@ -59,11 +51,12 @@ impl WireUsage {
 /// Anthropic sends no total: it is the sum of the four counters (saturating: the counters
 /// come from the network); the cost follows.
 fn settle(usage: &mut Usage, prices: &ModelCost) {
-    usage.total_tokens = usage
-        .input
-        .saturating_add(usage.output)
-        .saturating_add(usage.cache_read)
-        .saturating_add(usage.cache_write);
+    usage.total_tokens = saturating_sum([
+        usage.input,
+        usage.output,
+        usage.cache_read,
+        usage.cache_write,
+    ]);
     usage.apply_cost(prices);
 }
 

@@ -14,6 +14,8 @@ use clawloop_core::stream_event::STREAM_ENDED_BEFORE_COMPLETION;
 use clawloop_core::{
     AssistantMessage, AssistantMessageBuilder, AssistantMessageEvent, ModelCost, StopReason,
 };
+use std::collections::HashSet;
+
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -21,6 +23,7 @@ use super::call_id::CallIdSource;
 use super::finish_reason::{FinishOutcome, map_finish_reason};
 use super::usage::UsageMetadata;
 use crate::open_block::{OpenBlock, close_open, emit, push_text};
+use crate::surrogates::HalfJoiner;
 use crate::transport::json_error_message;
 use crate::whole_tool_call::{object_arguments, unique_id, whole_tool_call_events};
 
@@ -107,6 +110,10 @@ pub struct ChunkDecoder {
     blocked: Option<String>,
     /// Ids for calls that come without one.
     ids: CallIdSource,
+    /// The ids of the calls so far.
+    taken_ids: HashSet<String>,
+    /// UTF-16 halves split across parts.
+    halves: HalfJoiner,
 }
 
 impl ChunkDecoder {
@@ -120,6 +127,8 @@ impl ChunkDecoder {
             finish_message: None,
             blocked: None,
             ids: CallIdSource::default(),
+            taken_ids: HashSet::new(),
+            halves: HalfJoiner::default(),
         }
     }
 
@@ -149,7 +158,9 @@ impl ChunkDecoder {
             return Ok(());
         }
         self.ids.absorb(data);
-        let chunk: Chunk = serde_json::from_str(data)
+        let chunk: Chunk = self
+            .halves
+            .parse(data)
             .map_err(|e| DecodeError(format!("Invalid JSON in stream: {e}")))?;
         if let Some(error) = chunk.error.filter(|e| !e.is_null()) {
             return Err(DecodeError(in_stream_error_message(error)));
@@ -204,7 +215,14 @@ impl ChunkDecoder {
         signature: Option<String>,
         out: &mut Vec<Event>,
     ) {
-        let index = push_text(&mut self.builder, &mut self.open, thinking, text, out);
+        let index = push_text(
+            &mut self.builder,
+            &mut self.open,
+            &mut self.halves,
+            thinking,
+            text,
+            out,
+        );
         if let (Some(signature), Some(open)) = (signature, self.open.as_mut()) {
             open.signature = Some(signature.clone());
             match self.builder.message_mut().content.get_mut(index) {
@@ -223,10 +241,15 @@ impl ChunkDecoder {
         signature: Option<String>,
         out: &mut Vec<Event>,
     ) {
-        close_open(&mut self.builder, &mut self.open, out);
-        let name = call.name.unwrap_or_default();
-        let id = unique_id(self.builder.message(), call.id, || self.ids.next_id(&name));
-        let arguments = object_arguments(call.args);
+        close_open(&mut self.builder, &mut self.open, &mut self.halves, out);
+        let mut name = call.name.unwrap_or_default();
+        self.halves.clean(&mut name);
+        let mut args = call.args;
+        if let Some(args) = &mut args {
+            self.halves.clean_value(args);
+        }
+        let id = unique_id(&mut self.taken_ids, call.id, || self.ids.next_id(&name));
+        let arguments = object_arguments(args);
         let content_index = self.builder.message().content.len();
         for event in whole_tool_call_events(content_index, id, name, arguments, signature) {
             emit(&mut self.builder, event, out);
@@ -245,7 +268,7 @@ impl ChunkDecoder {
             self.fail(StopReason::Error, STREAM_ENDED_BEFORE_COMPLETION, out);
             return;
         };
-        close_open(&mut self.builder, &mut self.open, out);
+        close_open(&mut self.builder, &mut self.open, &mut self.halves, out);
         if self.builder.message().tool_calls().next().is_some() {
             out.push(self.builder.finish(StopReason::ToolUse));
             return;
@@ -259,7 +282,8 @@ impl ChunkDecoder {
 
     /// Ends the stream with an `error` event (`reason` `aborted` or `error`), keeping the
     /// content so far; no block end events are emitted (as in pi).
-    pub fn fail(self, reason: StopReason, message: impl Into<String>, out: &mut Vec<Event>) {
+    pub fn fail(mut self, reason: StopReason, message: impl Into<String>, out: &mut Vec<Event>) {
+        self.halves.fail(self.builder.message_mut());
         out.push(self.builder.fail(reason, message));
     }
 }

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::scripted_server::{ScriptedReply, ScriptedStopReason};
+use crate::usage_count::saturating_sum;
 
 /// The `content-type` of an encoded stream.
 pub const CONTENT_TYPE: &str = "text/event-stream";
@@ -77,12 +78,16 @@ pub fn encode_reply(reply: &ScriptedReply, model_id: &str) -> Vec<Vec<u8>> {
     let mut metadata = Map::new();
     metadata.insert(
         "promptTokenCount".into(),
-        Value::from(usage.input + usage.cache_read),
+        Value::from(usage.input.saturating_add(usage.cache_read)),
     );
     metadata.insert("candidatesTokenCount".into(), Value::from(usage.output));
     metadata.insert(
         "totalTokenCount".into(),
-        Value::from(usage.input + usage.cache_read + usage.output),
+        Value::from(saturating_sum([
+            usage.input,
+            usage.cache_read,
+            usage.output,
+        ])),
     );
     if usage.cache_read > 0 {
         metadata.insert(

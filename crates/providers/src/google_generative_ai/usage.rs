@@ -1,8 +1,9 @@
 //! Gemini `usageMetadata` → pi's `Usage`.
 
 use clawloop_core::{ModelCost, Usage};
-use serde::{Deserialize, Deserializer};
-use serde_json::Value;
+
+use crate::usage_count::saturating_sum;
+use serde::Deserialize;
 
 /// The `usageMetadata` object of a chunk. Gemini repeats it on every chunk with cumulative
 /// counts, so the last one wins. Every field is optional and read leniently: a counter that is
@@ -11,29 +12,20 @@ use serde_json::Value;
 #[serde(rename_all = "camelCase")]
 pub struct UsageMetadata {
     /// Prompt tokens, cached ones included.
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     pub prompt_token_count: Option<u64>,
     /// Answer tokens (thoughts excluded).
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     pub candidates_token_count: Option<u64>,
     /// Thinking tokens.
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     pub thoughts_token_count: Option<u64>,
     /// Prompt tokens served from the context cache (part of `promptTokenCount`).
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     pub cached_content_token_count: Option<u64>,
     /// Total tokens as Google counts them.
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     pub total_token_count: Option<u64>,
-}
-
-fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Number(n) => n
-            .as_u64()
-            .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)),
-        _ => None,
-    })
 }
 
 impl UsageMetadata {
@@ -48,12 +40,14 @@ impl UsageMetadata {
             .prompt_token_count
             .unwrap_or(0)
             .saturating_sub(cache_read);
-        let output =
-            self.candidates_token_count.unwrap_or(0) + self.thoughts_token_count.unwrap_or(0);
+        let output = self
+            .candidates_token_count
+            .unwrap_or(0)
+            .saturating_add(self.thoughts_token_count.unwrap_or(0));
         let total_tokens = self
             .total_token_count
             .filter(|t| *t > 0)
-            .unwrap_or(input + output + cache_read);
+            .unwrap_or_else(|| saturating_sum([input, output, cache_read]));
         let mut usage = Usage {
             input,
             output,

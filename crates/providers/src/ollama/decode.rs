@@ -10,6 +10,8 @@ use clawloop_core::stream_event::STREAM_ENDED_BEFORE_COMPLETION;
 use clawloop_core::{
     AssistantMessage, AssistantMessageBuilder, AssistantMessageEvent, ModelCost, StopReason,
 };
+use std::collections::HashSet;
+
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -17,6 +19,7 @@ use super::call_id::CallIdSource;
 use super::done_reason::map_done_reason;
 use super::usage::OllamaCounts;
 use crate::open_block::{OpenBlock, close_open, emit, push_text};
+use crate::surrogates::HalfJoiner;
 use crate::transport::json_error_message;
 use crate::whole_tool_call::{object_arguments, unique_id, whole_tool_call_events};
 
@@ -31,8 +34,12 @@ struct Line {
     done: Option<bool>,
     #[serde(default)]
     done_reason: Option<String>,
-    #[serde(flatten)]
-    counts: OllamaCounts,
+    // Named rather than `#[serde(flatten)]`ed in: flatten buffers every other field as a value,
+    // parsing numbers serde_json refuses (`"eval_duration": 1e999`) instead of skipping them.
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
+    prompt_eval_count: Option<u64>,
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
+    eval_count: Option<u64>,
     #[serde(default)]
     error: Option<Value>,
 }
@@ -84,6 +91,10 @@ pub struct ChunkDecoder {
     done_reason: Option<String>,
     /// Ids for calls that come without one.
     ids: CallIdSource,
+    /// The ids of the calls so far.
+    taken_ids: HashSet<String>,
+    /// UTF-16 halves split across parts.
+    halves: HalfJoiner,
 }
 
 impl ChunkDecoder {
@@ -96,6 +107,8 @@ impl ChunkDecoder {
             done: false,
             done_reason: None,
             ids: CallIdSource::default(),
+            taken_ids: HashSet::new(),
+            halves: HalfJoiner::default(),
         }
     }
 
@@ -124,7 +137,9 @@ impl ChunkDecoder {
             return Ok(());
         }
         self.ids.absorb(line);
-        let parsed: Line = serde_json::from_str(line)
+        let parsed: Line = self
+            .halves
+            .parse(line)
             .map_err(|e| DecodeError(format!("Invalid JSON in stream: {e}")))?;
         if let Some(error) = parsed.error.filter(|e| !e.is_null()) {
             return Err(DecodeError(error_message(error)));
@@ -144,24 +159,39 @@ impl ChunkDecoder {
         if parsed.done == Some(true) {
             self.done = true;
             self.done_reason = parsed.done_reason;
-            self.builder.message_mut().usage = parsed.counts.to_usage(&self.prices);
+            let counts = OllamaCounts {
+                prompt_eval_count: parsed.prompt_eval_count,
+                eval_count: parsed.eval_count,
+            };
+            self.builder.message_mut().usage = counts.to_usage(&self.prices);
         }
         Ok(())
     }
 
     fn on_text(&mut self, thinking: bool, text: String, out: &mut Vec<Event>) {
-        push_text(&mut self.builder, &mut self.open, thinking, text, out);
+        push_text(
+            &mut self.builder,
+            &mut self.open,
+            &mut self.halves,
+            thinking,
+            text,
+            out,
+        );
     }
 
     /// A whole call: start, the arguments JSON as one delta, end. Without an id from the
     /// server (or with a repeated one) the id is `ollama_call_<hash>_<n>` (see `call_id`).
     fn on_tool_call(&mut self, call: WireToolCall, out: &mut Vec<Event>) {
-        close_open(&mut self.builder, &mut self.open, out);
-        let (name, arguments) = match call.function {
+        close_open(&mut self.builder, &mut self.open, &mut self.halves, out);
+        let (mut name, mut arguments) = match call.function {
             Some(f) => (f.name.unwrap_or_default(), f.arguments),
             None => (String::new(), None),
         };
-        let id = unique_id(self.builder.message(), call.id, || self.ids.next_id());
+        self.halves.clean(&mut name);
+        if let Some(arguments) = &mut arguments {
+            self.halves.clean_value(arguments);
+        }
+        let id = unique_id(&mut self.taken_ids, call.id, || self.ids.next_id());
         let arguments = object_arguments(arguments);
         let content_index = self.builder.message().content.len();
         for event in whole_tool_call_events(content_index, id, name, arguments, None) {
@@ -177,14 +207,15 @@ impl ChunkDecoder {
             self.fail(StopReason::Error, STREAM_ENDED_BEFORE_COMPLETION, out);
             return;
         }
-        close_open(&mut self.builder, &mut self.open, out);
+        close_open(&mut self.builder, &mut self.open, &mut self.halves, out);
         let reason = map_done_reason(self.done_reason.as_deref());
         out.push(self.builder.finish(reason));
     }
 
     /// Ends the stream with an `error` event (`reason` `aborted` or `error`), keeping the
     /// content so far; no block end events are emitted (as in pi).
-    pub fn fail(self, reason: StopReason, message: impl Into<String>, out: &mut Vec<Event>) {
+    pub fn fail(mut self, reason: StopReason, message: impl Into<String>, out: &mut Vec<Event>) {
+        self.halves.fail(self.builder.message_mut());
         out.push(self.builder.fail(reason, message));
     }
 }

@@ -1,28 +1,18 @@
 //! Ollama's final-line counters → pi's `Usage`.
 
 use clawloop_core::{ModelCost, Usage};
-use serde::{Deserialize, Deserializer};
-use serde_json::Value;
+use serde::Deserialize;
 
 /// The counters of the `done: true` line. Read leniently: a counter that is `null` or a float
 /// must not fail the stream.
 #[derive(Debug, Default, Clone, Copy, Deserialize)]
 pub struct OllamaCounts {
     /// Prompt tokens evaluated.
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     pub prompt_eval_count: Option<u64>,
     /// Tokens generated (thinking included).
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     pub eval_count: Option<u64>,
-}
-
-fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Number(n) => n
-            .as_u64()
-            .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)),
-        _ => None,
-    })
 }
 
 impl OllamaCounts {
@@ -34,7 +24,7 @@ impl OllamaCounts {
         let mut usage = Usage {
             input,
             output,
-            total_tokens: input + output,
+            total_tokens: input.saturating_add(output),
             ..Usage::default()
         };
         usage.apply_cost(prices);

@@ -9,10 +9,13 @@ use clawloop_core::stream_event::{STREAM_ENDED_BEFORE_COMPLETION, parse_streamin
 use clawloop_core::{
     AssistantMessage, AssistantMessageBuilder, AssistantMessageEvent, ModelCost, StopReason,
 };
+use std::collections::HashMap;
+
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::usage::WireUsage;
+use crate::surrogates::HalfJoiner;
 use crate::transport::json_error_message;
 
 type Event = AssistantMessageEvent;
@@ -118,7 +121,6 @@ enum Open {
 #[derive(Debug)]
 struct ToolSlot {
     content_index: usize,
-    wire_index: Option<u64>,
     id: String,
     name: String,
     arguments: String,
@@ -137,10 +139,17 @@ pub struct ChunkDecoder {
     prices: ModelCost,
     open: Option<Open>,
     tools: Vec<ToolSlot>,
-    /// Encrypted reasoning details by tool-call id (OpenRouter), attached at the end.
-    details: Vec<(String, String)>,
+    /// The latest slot with each id, and with each wire `index`: a fragment finds its call in
+    /// O(1), where a search over all calls per fragment made many calls quadratic.
+    slot_by_id: HashMap<String, usize>,
+    slot_by_wire_index: HashMap<u64, usize>,
+    /// Encrypted reasoning details by tool-call id (OpenRouter; the last one for an id wins),
+    /// attached at the end.
+    details: HashMap<String, String>,
     finish_reason: Option<String>,
     saw_done: bool,
+    /// UTF-16 halves split across deltas.
+    halves: HalfJoiner,
 }
 
 impl ChunkDecoder {
@@ -151,9 +160,12 @@ impl ChunkDecoder {
             prices,
             open: None,
             tools: Vec::new(),
-            details: Vec::new(),
+            slot_by_id: HashMap::new(),
+            slot_by_wire_index: HashMap::new(),
+            details: HashMap::new(),
             finish_reason: None,
             saw_done: false,
+            halves: HalfJoiner::default(),
         }
     }
 
@@ -190,7 +202,9 @@ impl ChunkDecoder {
         if data.is_empty() {
             return Ok(());
         }
-        let chunk: Chunk = serde_json::from_str(data)
+        let chunk: Chunk = self
+            .halves
+            .parse(data)
             .map_err(|e| DecodeError(format!("Invalid JSON in stream: {e}")))?;
         if let Some(error) = chunk.error.filter(|e| !e.is_null()) {
             return Err(DecodeError(in_stream_error_message(error)));
@@ -232,7 +246,7 @@ impl ChunkDecoder {
             if detail.get("type").and_then(Value::as_str) == Some("reasoning.encrypted")
                 && let Some(id) = detail.get("id").and_then(Value::as_str)
             {
-                self.details.push((id.to_owned(), detail.to_string()));
+                self.details.insert(id.to_owned(), detail.to_string());
             }
         }
         Ok(())
@@ -263,6 +277,10 @@ impl ChunkDecoder {
                 index
             }
         };
+        let text = self.halves.text(index, text);
+        if text.is_empty() {
+            return;
+        }
         self.emit(
             Event::TextDelta {
                 content_index: index,
@@ -288,6 +306,10 @@ impl ChunkDecoder {
                 index
             }
         };
+        let text = self.halves.text(index, text);
+        if text.is_empty() {
+            return;
+        }
         self.emit(
             Event::ThinkingDelta {
                 content_index: index,
@@ -301,19 +323,22 @@ impl ChunkDecoder {
     /// different id; parallel calls are also told apart by `index`, so a fragment without id
     /// goes to the call with its index.
     fn on_tool_call(&mut self, call: ToolCallDelta, out: &mut Vec<Event>) {
-        let id = call.id.filter(|id| !id.is_empty());
-        let (name, arguments) = match call.function {
+        let mut id = call.id.filter(|id| !id.is_empty());
+        let (mut name, arguments) = match call.function {
             Some(f) => (f.name.filter(|n| !n.is_empty()), f.arguments),
             None => (None, None),
         };
+        for field in [&mut id, &mut name].into_iter().flatten() {
+            self.halves.clean(field);
+        }
         let current = match self.open {
             Some(Open::Tool(slot)) => Some(slot),
             _ => None,
         };
         let target = match &id {
-            Some(id) => self.tools.iter().rposition(|s| s.id == *id),
+            Some(id) => self.slot_by_id.get(id).copied(),
             None => match call.index {
-                Some(index) => self.tools.iter().rposition(|s| s.wire_index == Some(index)),
+                Some(index) => self.slot_by_wire_index.get(&index).copied(),
                 None => current,
             },
         };
@@ -333,9 +358,12 @@ impl ChunkDecoder {
                     },
                     out,
                 );
+                self.slot_by_id.insert(id.clone(), slot);
+                if let Some(index) = call.index {
+                    self.slot_by_wire_index.insert(index, slot);
+                }
                 self.tools.push(ToolSlot {
                     content_index,
-                    wire_index: call.index,
                     id,
                     name,
                     arguments: String::new(),
@@ -358,14 +386,12 @@ impl ChunkDecoder {
         if let Some(name) = name {
             self.tools[slot].name = name;
         }
-        if let Some(id) = id {
-            self.tools[slot].id = id;
-        }
         let fragment = match arguments {
             Some(Value::String(s)) => s,
             Some(Value::Null) | None => String::new(),
             Some(other) => other.to_string(),
         };
+        let fragment = self.halves.text(content_index, fragment);
         if !fragment.is_empty() {
             self.tools[slot].arguments.push_str(&fragment);
             self.emit(
@@ -378,9 +404,14 @@ impl ChunkDecoder {
         }
     }
 
-    /// Emits the end event of the open block.
+    /// Emits the end event of the open block (after a last U+FFFD delta for a UTF-16 half
+    /// that never got its pair).
     fn close_open(&mut self, out: &mut Vec<Event>) {
-        match self.open.take() {
+        let open = self.open.take();
+        if let Some(open) = open {
+            self.end_halves(open, out);
+        }
+        match open {
             None => {}
             Some(Open::Text(index)) => {
                 let content = self
@@ -434,6 +465,36 @@ impl ChunkDecoder {
         }
     }
 
+    /// A half held back for the block of `open` becomes a U+FFFD delta.
+    fn end_halves(&mut self, open: Open, out: &mut Vec<Event>) {
+        let (content_index, tool) = match open {
+            Open::Text(index) | Open::Thinking { index, .. } => (index, None),
+            Open::Tool(slot) => (self.tools[slot].content_index, Some(slot)),
+        };
+        let Some(replacement) = self.halves.end(content_index) else {
+            return;
+        };
+        let delta = replacement.to_owned();
+        let event = match open {
+            Open::Text(_) => Event::TextDelta {
+                content_index,
+                delta,
+            },
+            Open::Thinking { .. } => Event::ThinkingDelta {
+                content_index,
+                delta,
+            },
+            Open::Tool(_) => Event::ToolcallDelta {
+                content_index,
+                delta,
+            },
+        };
+        if let Some(slot) = tool {
+            self.tools[slot].arguments.push_str(replacement);
+        }
+        self.emit(event, out);
+    }
+
     /// Ends a stream that reached its end: the open block is closed and the terminal event
     /// pushed. Without `[DONE]` or a finish reason the stream was cut: an error
     /// ([`STREAM_ENDED_BEFORE_COMPLETION`]) with the content so far.
@@ -461,6 +522,7 @@ impl ChunkDecoder {
     /// Ends the stream with an `error` event (`reason` `aborted` or `error`), keeping the
     /// content so far; no block end events are emitted (as in pi).
     pub fn fail(mut self, reason: StopReason, message: impl Into<String>, out: &mut Vec<Event>) {
+        self.halves.fail(self.builder.message_mut());
         self.attach_details();
         out.push(self.builder.fail(reason, message));
     }
@@ -469,7 +531,7 @@ impl ChunkDecoder {
         let details = std::mem::take(&mut self.details);
         for block in &mut self.builder.message_mut().content {
             if let clawloop_core::ContentBlock::ToolCall(call) = block
-                && let Some((_, detail)) = details.iter().rev().find(|(id, _)| *id == call.id)
+                && let Some(detail) = details.get(&call.id)
             {
                 call.thought_signature = Some(detail.clone());
             }

@@ -1,16 +1,17 @@
 //! Chat Completions usage → pi's `Usage`.
 
 use clawloop_core::{ModelCost, Usage};
-use serde::{Deserialize, Deserializer};
-use serde_json::Value;
+
+use crate::usage_count::saturating_sum;
+use serde::Deserialize;
 
 /// The `usage` object of a chunk. Every field is optional and read leniently: a server that
 /// sends `null` or a float must not fail the whole stream over a counter.
 #[derive(Debug, Default, Deserialize)]
 pub struct WireUsage {
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     prompt_tokens: Option<u64>,
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     completion_tokens: Option<u64>,
     #[serde(default)]
     prompt_tokens_details: Option<PromptDetails>,
@@ -18,20 +19,11 @@ pub struct WireUsage {
 
 #[derive(Debug, Default, Deserialize)]
 struct PromptDetails {
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     cached_tokens: Option<u64>,
     /// OpenRouter reports prompt-cache writes here; they are part of `prompt_tokens` too.
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     cache_write_tokens: Option<u64>,
-}
-
-fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Number(n) => n
-            .as_u64()
-            .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)),
-        _ => None,
-    })
 }
 
 impl WireUsage {
@@ -53,7 +45,7 @@ impl WireUsage {
             output,
             cache_read,
             cache_write,
-            total_tokens: input + output + cache_read + cache_write,
+            total_tokens: saturating_sum([input, output, cache_read, cache_write]),
             ..Usage::default()
         };
         usage.apply_cost(prices);

@@ -14,12 +14,15 @@ use clawloop_core::stream_event::{STREAM_ENDED_BEFORE_COMPLETION, parse_streamin
 use clawloop_core::{
     AssistantMessage, AssistantMessageBuilder, AssistantMessageEvent, ModelCost, StopReason,
 };
+use std::collections::HashMap;
+
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::stream_error::{error_event_message, error_frame_message, failed_response_message};
 use super::text_signature::TextSignature;
 use super::usage::WireUsage;
+use crate::surrogates::HalfJoiner;
 use crate::transport::json_error_message;
 
 type Event = AssistantMessageEvent;
@@ -51,6 +54,25 @@ struct WireEvent {
 /// The `response` object of the lifecycle events (and of a non-streaming answer).
 #[derive(Debug, Default, Deserialize)]
 struct WireResponse {
+    #[serde(default)]
+    status: Option<Value>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
+    service_tier: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    incomplete_details: Option<Value>,
+}
+
+/// A whole non-streaming response: its output items and the lifecycle fields (named, not
+/// `#[serde(flatten)]`ed from [`WireResponse`]: flatten buffers every field as a value, which
+/// parses the numbers the lenient usage reading exists to skip).
+#[derive(Debug, Default, Deserialize)]
+struct WireDocument {
+    #[serde(default)]
+    output: Option<Value>,
     #[serde(default)]
     status: Option<Value>,
     #[serde(default)]
@@ -120,9 +142,15 @@ pub struct ResponsesDecoder {
     builder: AssistantMessageBuilder,
     prices: ModelCost,
     slots: Vec<Slot>,
+    /// The latest slot with each item id, and with each output index: an event finds its item
+    /// in O(1), where a search over all items per event made many items quadratic.
+    slot_by_item_id: HashMap<String, usize>,
+    slot_by_output_index: HashMap<u64, usize>,
     /// The slot opened last and not yet done (pi's "current item").
     current: Option<usize>,
     outcome: Option<Outcome>,
+    /// UTF-16 halves split across deltas.
+    halves: HalfJoiner,
 }
 
 impl ResponsesDecoder {
@@ -132,8 +160,11 @@ impl ResponsesDecoder {
             builder: AssistantMessageBuilder::new(initial),
             prices,
             slots: Vec::new(),
+            slot_by_item_id: HashMap::new(),
+            slot_by_output_index: HashMap::new(),
             current: None,
             outcome: None,
+            halves: HalfJoiner::default(),
         }
     }
 
@@ -168,11 +199,14 @@ impl ResponsesDecoder {
         if data.is_empty() || data == "[DONE]" {
             return Ok(());
         }
-        let wire: WireEvent = match serde_json::from_str(data) {
+        let mut wire: WireEvent = match self.halves.parse(data) {
             Ok(wire) => wire,
             Err(_) if event == "error" => return Err(DecodeError(error_frame_message(data))),
             Err(e) => return Err(DecodeError(format!("Invalid JSON in stream: {e}"))),
         };
+        if let Some(item) = &mut wire.item {
+            self.halves.clean_value(item);
+        }
         let kind = wire.kind.as_deref().unwrap_or(event);
         let target = Target {
             item_id: wire.item_id.as_ref().and_then(Value::as_str),
@@ -218,35 +252,42 @@ impl ResponsesDecoder {
                     && !delta.is_empty()
                 {
                     let content_index = self.slots[slot].content_index;
-                    self.emit(
-                        Event::TextDelta {
-                            content_index,
-                            delta: delta.to_owned(),
-                        },
-                        out,
-                    );
+                    let delta = self.halves.text(content_index, delta.to_owned());
+                    if !delta.is_empty() {
+                        self.emit(
+                            Event::TextDelta {
+                                content_index,
+                                delta,
+                            },
+                            out,
+                        );
+                    }
                 }
             }
             "response.function_call_arguments.delta" => {
                 if let Some(slot) = self.find(target, Kind::FunctionCall)
                     && !delta.is_empty()
                 {
-                    self.slots[slot].arguments.push_str(delta);
                     let content_index = self.slots[slot].content_index;
-                    self.emit(
-                        Event::ToolcallDelta {
-                            content_index,
-                            delta: delta.to_owned(),
-                        },
-                        out,
-                    );
+                    let delta = self.halves.text(content_index, delta.to_owned());
+                    if !delta.is_empty() {
+                        self.slots[slot].arguments.push_str(&delta);
+                        self.emit(
+                            Event::ToolcallDelta {
+                                content_index,
+                                delta,
+                            },
+                            out,
+                        );
+                    }
                 }
             }
             "response.function_call_arguments.done" => {
                 if let Some(slot) = self.find(target, Kind::FunctionCall)
-                    && let Some(arguments) = wire.arguments.as_ref().and_then(Value::as_str)
+                    && let Some(Value::String(mut arguments)) = wire.arguments
                 {
-                    arguments.clone_into(&mut self.slots[slot].arguments);
+                    self.halves.clean(&mut arguments);
+                    self.slots[slot].arguments = arguments;
                 }
             }
             "response.completed" | "response.incomplete" | "response.done" => {
@@ -271,18 +312,26 @@ impl ResponsesDecoder {
     /// Decodes a whole non-streaming response (a server that ignored `stream: true`): every
     /// output item becomes a block, then the response completes.
     pub fn on_response(&mut self, body: &str, out: &mut Vec<Event>) -> Result<(), DecodeError> {
-        let json: Value = serde_json::from_str(body.trim())
+        // Typed rather than a `Value`: usage counters are read leniently, so one serde_json
+        // refuses (`1e999`) does not lose the answer.
+        let mut document: WireDocument = self
+            .halves
+            .parse(body.trim())
             .map_err(|e| DecodeError(format!("Invalid JSON response: {e}")))?;
-        let output = json.get("output").and_then(Value::as_array);
+        if let Some(output) = &mut document.output {
+            self.halves.clean_value(output);
+        }
+        let output = document.output.as_ref().and_then(Value::as_array);
         if output.is_none() {
-            if let Some(message) = json
-                .get("error")
+            if let Some(message) = document
+                .error
+                .as_ref()
                 .filter(|e| !e.is_null())
-                .and_then(|_| json_error_message(&json))
+                .and_then(|error| json_error_message(&serde_json::json!({ "error": error })))
             {
                 return Err(DecodeError(message));
             }
-            if json.get("status").is_none() {
+            if document.status.is_none() {
                 return Err(DecodeError(
                     "Unexpected JSON response: no output or status".to_owned(),
                 ));
@@ -291,8 +340,13 @@ impl ResponsesDecoder {
         for (index, item) in output.into_iter().flatten().enumerate() {
             self.item_done(item, u64::try_from(index).ok(), out);
         }
-        let response: WireResponse = serde_json::from_value(json)
-            .map_err(|e| DecodeError(format!("Invalid JSON response: {e}")))?;
+        let response = WireResponse {
+            status: document.status,
+            usage: document.usage,
+            service_tier: document.service_tier,
+            error: document.error,
+            incomplete_details: document.incomplete_details,
+        };
         if response.status.as_ref().and_then(Value::as_str) == Some("failed") {
             return Err(DecodeError(failed_response_message(
                 response.error.as_ref(),
@@ -309,31 +363,66 @@ impl ResponsesDecoder {
     }
 
     fn thinking_delta(&mut self, content_index: usize, delta: &str, out: &mut Vec<Event>) {
+        if delta.is_empty() {
+            return;
+        }
+        let delta = self.halves.text(content_index, delta.to_owned());
         if !delta.is_empty() {
             self.emit(
                 Event::ThinkingDelta {
                     content_index,
-                    delta: delta.to_owned(),
+                    delta,
                 },
                 out,
             );
         }
     }
 
+    /// A UTF-16 half held back for the slot's block that never got its pair becomes its last
+    /// delta, U+FFFD.
+    fn end_halves(&mut self, slot: usize, out: &mut Vec<Event>) {
+        let content_index = self.slots[slot].content_index;
+        let Some(replacement) = self.halves.end(content_index) else {
+            return;
+        };
+        let delta = replacement.to_owned();
+        let event = match self.slots[slot].kind {
+            Kind::Reasoning => Event::ThinkingDelta {
+                content_index,
+                delta,
+            },
+            Kind::Message => Event::TextDelta {
+                content_index,
+                delta,
+            },
+            Kind::FunctionCall => {
+                self.slots[slot].arguments.push_str(replacement);
+                Event::ToolcallDelta {
+                    content_index,
+                    delta,
+                }
+            }
+        };
+        self.emit(event, out);
+    }
+
     /// The open slot of `kind` an event points at: by item id, then output index, then the
     /// current item.
     fn find(&self, target: Target<'_>, kind: Kind) -> Option<usize> {
         let open = |i: &usize| self.slots[*i].open && self.slots[*i].kind == kind;
-        let by_id = target.item_id.and_then(|id| {
-            self.slots
-                .iter()
-                .rposition(|s| s.item_id.as_deref() == Some(id))
-        });
-        let by_index = target.output_index.and_then(|index| {
-            self.slots
-                .iter()
-                .rposition(|s| s.output_index == Some(index))
-        });
+        // Deltas almost always go to the current item: no hashing for them.
+        if let (Some(current), Some(id)) = (self.current, target.item_id)
+            && self.slots[current].item_id.as_deref() == Some(id)
+            && open(&current)
+        {
+            return Some(current);
+        }
+        let by_id = target
+            .item_id
+            .and_then(|id| self.slot_by_item_id.get(id).copied());
+        let by_index = target
+            .output_index
+            .and_then(|index| self.slot_by_output_index.get(&index).copied());
         by_id
             .filter(open)
             .or_else(|| by_index.filter(open))
@@ -378,8 +467,15 @@ impl ResponsesDecoder {
             }
         };
         self.emit(event, out);
+        let position = self.slots.len();
+        if let Some(id) = &slot.item_id {
+            self.slot_by_item_id.insert(id.clone(), position);
+        }
+        if let Some(index) = slot.output_index {
+            self.slot_by_output_index.insert(index, position);
+        }
         self.slots.push(slot);
-        self.current = Some(self.slots.len() - 1);
+        self.current = Some(position);
         self.current
     }
 
@@ -399,6 +495,7 @@ impl ResponsesDecoder {
         else {
             return;
         };
+        self.end_halves(slot, out);
         self.slots[slot].open = false;
         if self.current == Some(slot) {
             self.current = None;
@@ -499,6 +596,7 @@ impl ResponsesDecoder {
             if !self.slots[slot].open {
                 continue;
             }
+            self.end_halves(slot, out);
             self.slots[slot].open = false;
             let content_index = self.slots[slot].content_index;
             let event = match self.slots[slot].kind {
@@ -554,7 +652,8 @@ impl ResponsesDecoder {
 
     /// Ends the stream with an `error` event (`reason` `aborted` or `error`), keeping the
     /// content so far; no block end events are emitted (as in pi).
-    pub fn fail(self, reason: StopReason, message: impl Into<String>, out: &mut Vec<Event>) {
+    pub fn fail(mut self, reason: StopReason, message: impl Into<String>, out: &mut Vec<Event>) {
+        self.halves.fail(self.builder.message_mut());
         out.push(self.builder.fail(reason, message));
     }
 }

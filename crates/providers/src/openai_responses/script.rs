@@ -10,6 +10,7 @@
 use serde_json::{Value, json};
 
 use crate::scripted_server::{ScriptedReply, ScriptedStopReason, ScriptedUsage};
+use crate::usage_count::saturating_sum;
 
 /// `content-type` of an encoded reply.
 pub const CONTENT_TYPE: &str = "text/event-stream";
@@ -153,13 +154,13 @@ fn merge(base: &Value, extra: Value) -> Value {
 
 /// Usage in the API's terms: `input_tokens` counts cached reads and cache writes too.
 fn wire_usage(usage: ScriptedUsage) -> Value {
-    let input = usage.input + usage.cache_read + usage.cache_write;
+    let input = saturating_sum([usage.input, usage.cache_read, usage.cache_write]);
     json!({
         "input_tokens": input,
         "input_tokens_details": {"cached_tokens": usage.cache_read, "cache_write_tokens": usage.cache_write},
         "output_tokens": usage.output,
         "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": input + usage.output,
+        "total_tokens": input.saturating_add(usage.output),
     })
 }
 

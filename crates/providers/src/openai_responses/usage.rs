@@ -1,18 +1,19 @@
 //! Responses usage → pi's `Usage`, with the service-tier price multiplier.
 
 use clawloop_core::{ModelCost, Usage};
-use serde::{Deserialize, Deserializer};
-use serde_json::Value;
+
+use crate::usage_count::saturating_sum;
+use serde::Deserialize;
 
 /// The `usage` object of a finished response. Every counter is optional and read leniently:
 /// a compatible server that sends `null` or a float must not fail the stream over a counter.
 #[derive(Debug, Default, Clone, Deserialize)]
 pub struct WireUsage {
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     input_tokens: Option<u64>,
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     output_tokens: Option<u64>,
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     total_tokens: Option<u64>,
     #[serde(default)]
     input_tokens_details: Option<InputDetails>,
@@ -20,20 +21,11 @@ pub struct WireUsage {
 
 #[derive(Debug, Default, Clone, Deserialize)]
 struct InputDetails {
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     cached_tokens: Option<u64>,
     /// Prompt-cache writes (newer responses); part of `input_tokens` like cached tokens.
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::usage_count::count")]
     cache_write_tokens: Option<u64>,
-}
-
-fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Number(n) => n
-            .as_u64()
-            .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)),
-        _ => None,
-    })
 }
 
 impl WireUsage {
@@ -58,7 +50,7 @@ impl WireUsage {
             cache_write,
             total_tokens: self
                 .total_tokens
-                .unwrap_or(input + output + cache_read + cache_write),
+                .unwrap_or_else(|| saturating_sum([input, output, cache_read, cache_write])),
             ..Usage::default()
         };
         usage.apply_cost(prices);

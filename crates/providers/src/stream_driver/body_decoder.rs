@@ -67,6 +67,8 @@ enum Framer {
 pub struct BodyDecoder<D> {
     decoder: D,
     framer: Framer,
+    /// Frames with a payload handed to the decoder so far.
+    events: u64,
 }
 
 impl<D: WireDecoder> BodyDecoder<D> {
@@ -87,12 +89,24 @@ impl<D: WireDecoder> BodyDecoder<D> {
                 limit: max_event_bytes,
             },
         };
-        BodyDecoder { decoder, framer }
+        BodyDecoder {
+            decoder,
+            framer,
+            events: 0,
+        }
     }
 
     /// The decoder.
     pub fn decoder(&self) -> &D {
         &self.decoder
+    }
+
+    /// How many frames with a payload (an SSE event whose data is not blank, an NDJSON line,
+    /// an array element, the document) have been decoded so far: the stream's progress, which
+    /// the idle timeout is measured against. SSE comments, blank lines and the bytes of an
+    /// unfinished frame are not progress, so keep-alives cannot hold a call open.
+    pub fn events_decoded(&self) -> u64 {
+        self.events
     }
 
     /// The decoder, to end the stream with.
@@ -107,17 +121,18 @@ impl<D: WireDecoder> BodyDecoder<D> {
         out: &mut Vec<AssistantMessageEvent>,
     ) -> Result<Progress, BodyError> {
         let decoder = &mut self.decoder;
+        let events = &mut self.events;
         let framed = match &mut self.framer {
-            Framer::Sse(framer) => {
-                framer.feed_with(chunk, |event| decode_frame(decoder, Frame::Sse(event), out))
-            }
+            Framer::Sse(framer) => framer.feed_with(chunk, |event| {
+                decode_frame(decoder, events, Frame::Sse(event), out)
+            }),
             Framer::Ndjson { framer, lines } => {
                 let framed = framer.feed(chunk, lines);
-                decode_all(decoder, lines, out).and(framed.map_err(BodyError::from))
+                decode_all(decoder, events, lines, out).and(framed.map_err(BodyError::from))
             }
             Framer::JsonArray { framer, elements } => {
                 let framed = framer.feed(chunk, elements);
-                decode_all(decoder, elements, out).and(framed.map_err(BodyError::from))
+                decode_all(decoder, events, elements, out).and(framed.map_err(BodyError::from))
             }
             Framer::Document { bytes, limit } => {
                 if bytes.len() + chunk.len() > *limit {
@@ -134,22 +149,21 @@ impl<D: WireDecoder> BodyDecoder<D> {
     /// Ends the body: what the framer still holds is framed and decoded.
     pub fn end(&mut self, out: &mut Vec<AssistantMessageEvent>) -> Result<(), BodyError> {
         let decoder = &mut self.decoder;
+        let events = &mut self.events;
         let framed = match &mut self.framer {
             Framer::Sse(framer) => {
-                framer.finish_with(|event| decode_frame(decoder, Frame::Sse(event), out))
+                framer.finish_with(|event| decode_frame(decoder, events, Frame::Sse(event), out))
             }
             Framer::Ndjson { framer, lines } => {
                 let framed = framer.finish(lines);
-                decode_all(decoder, lines, out).and(framed.map_err(BodyError::from))
+                decode_all(decoder, events, lines, out).and(framed.map_err(BodyError::from))
             }
             Framer::JsonArray { framer, elements } => {
                 let framed = framer.finish(elements);
-                decode_all(decoder, elements, out).and(framed.map_err(BodyError::from))
+                decode_all(decoder, events, elements, out).and(framed.map_err(BodyError::from))
             }
             Framer::Document { bytes, .. } => match std::str::from_utf8(bytes) {
-                Ok(text) => decoder
-                    .decode(Frame::Document(text), out)
-                    .map_err(BodyError::Decode),
+                Ok(text) => decode_frame(decoder, events, Frame::Document(text), out),
                 Err(_) => Err(FrameError::InvalidUtf8.into()),
             },
         };
@@ -172,16 +186,26 @@ impl<D: WireDecoder> BodyDecoder<D> {
     }
 }
 
-/// Decodes one frame, unless the terminal frame came before it.
+/// Decodes one frame, unless the terminal frame came before it, and counts it in `events`
+/// when it has a payload.
 // Called once per frame: inlined into the framer loop.
 #[inline(always)]
 fn decode_frame<D: WireDecoder>(
     decoder: &mut D,
+    events: &mut u64,
     frame: Frame<'_>,
     out: &mut Vec<AssistantMessageEvent>,
 ) -> Result<(), BodyError> {
     if decoder.is_terminal() {
         return Ok(());
+    }
+    let payload = match frame {
+        Frame::Sse(event) => event.data,
+        Frame::Json(text) | Frame::Document(text) => text,
+    };
+    // An SSE event with blank data is a keep-alive too: no decoder reads anything from it.
+    if !payload.trim_ascii().is_empty() {
+        *events = events.saturating_add(1);
     }
     decoder.decode(frame, out).map_err(BodyError::Decode)
 }
@@ -189,11 +213,12 @@ fn decode_frame<D: WireDecoder>(
 /// Decodes (and removes) the framed JSON values, up to the terminal one.
 fn decode_all<D: WireDecoder>(
     decoder: &mut D,
+    events: &mut u64,
     values: &mut Vec<String>,
     out: &mut Vec<AssistantMessageEvent>,
 ) -> Result<(), BodyError> {
     for value in values.drain(..) {
-        decode_frame(decoder, Frame::Json(&value), out)?;
+        decode_frame(decoder, events, Frame::Json(&value), out)?;
     }
     Ok(())
 }

@@ -74,7 +74,8 @@ where
 }
 
 /// Reads and decodes one chunk of the body; [`Progress::Complete`] at the body's end or after
-/// its terminal frame (the connection is closed then rather than left to the server).
+/// its terminal frame (the connection is closed then rather than left to the server). Only a
+/// read that completed an event restarts the idle timer (see [`ResponseBody`]).
 async fn read<D: WireDecoder>(
     body: &mut ResponseBody,
     reader: &mut BodyDecoder<D>,
@@ -84,7 +85,11 @@ async fn read<D: WireDecoder>(
         reader.end(out)?;
         return Ok(Progress::Complete);
     };
+    let before = reader.events_decoded();
     let progress = reader.feed(&chunk, out)?;
+    if reader.events_decoded() != before {
+        body.progressed();
+    }
     match progress {
         Progress::More => {}
         Progress::Complete => body.close(),

@@ -4,6 +4,8 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use tokio::time::Instant;
+
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio_util::sync::CancellationToken;
@@ -103,6 +105,8 @@ impl HttpTransport {
             status: status.as_u16(),
             response: Some(response),
             idle,
+            // The response head is progress: the idle timer restarts from it.
+            deadline: idle.and_then(deadline_after),
             cancel: cancel.clone(),
         };
         if status.is_success() {
@@ -110,7 +114,8 @@ impl HttpTransport {
         }
         let mut bytes = Vec::new();
         // An error body that breaks off or stalls still makes an HTTP error with what arrived;
-        // only cancellation wins over it.
+        // only cancellation wins over it. Its reads are not progress: the whole (bounded) error
+        // body must arrive within one idle timeout of the head.
         loop {
             match body.next_chunk().await {
                 Ok(Some(chunk)) => {
@@ -141,13 +146,29 @@ async fn guarded<T>(
     idle: Option<Duration>,
     future: impl Future<Output = T>,
 ) -> Result<T, TransportError> {
+    let deadline = idle.and_then(|limit| Some((deadline_after(limit)?, limit)));
+    guarded_until(cancel, deadline, future).await
+}
+
+/// One idle timeout from now; `None` (no timer) for a limit too large to add to the clock.
+fn deadline_after(limit: Duration) -> Option<Instant> {
+    Instant::now().checked_add(limit)
+}
+
+/// Runs `future` unless `cancel` fires or the idle `deadline` (with the limit it was set
+/// from, for the error) passes first.
+async fn guarded_until<T>(
+    cancel: &CancellationToken,
+    deadline: Option<(Instant, Duration)>,
+    future: impl Future<Output = T>,
+) -> Result<T, TransportError> {
     tokio::select! {
         // Cancellation first, so an abort is reported as such even when data is ready.
         biased;
         () = cancel.cancelled() => Err(TransportError::Aborted),
         result = async {
-            match idle {
-                Some(limit) => tokio::time::timeout(limit, future)
+            match deadline {
+                Some((at, limit)) => tokio::time::timeout_at(at, future)
                     .await
                     .map_err(|_| TransportError::IdleTimeout(limit)),
                 None => Ok(future.await),
@@ -159,6 +180,12 @@ async fn guarded<T>(
 /// The body of a response, read chunk by chunk under the idle timeout and the cancellation
 /// token. Dropping it (or any error) drops the response, which closes the connection instead
 /// of draining it, so an abort stops the server's work promptly.
+///
+/// The idle timer measures time since the last *progress*, not since the last read: bytes
+/// alone (SSE comments such as `: ping`, blank lines, an event cut in half) do not restart it,
+/// or a server could keep a call open forever with keep-alives. The reader calls
+/// [`progressed`](Self::progressed) once a read completed a decoded event (pi's SSE parser
+/// drops comments, so OpenClaw's idle watchdog never sees them either).
 #[derive(Debug)]
 pub struct ResponseBody {
     response: Option<reqwest::Response>,
@@ -166,6 +193,8 @@ pub struct ResponseBody {
     headers: HeaderMap,
     content_type: Option<String>,
     idle: Option<Duration>,
+    /// When the idle timer fires: one idle timeout after the head or the last progress.
+    deadline: Option<Instant>,
     cancel: CancellationToken,
 }
 
@@ -190,7 +219,8 @@ impl ResponseBody {
         let Some(response) = self.response.as_mut() else {
             return Ok(None);
         };
-        let result = match guarded(&self.cancel, self.idle, response.chunk()).await {
+        let deadline = self.deadline.zip(self.idle);
+        let result = match guarded_until(&self.cancel, deadline, response.chunk()).await {
             Ok(Ok(chunk)) => Ok(chunk),
             Ok(Err(e)) => Err(TransportError::Body(TransportError::describe(&e))),
             Err(e) => Err(e),
@@ -199,6 +229,11 @@ impl ResponseBody {
             self.close();
         }
         result
+    }
+
+    /// Restarts the idle timer: the last read completed an event of the stream.
+    pub fn progressed(&mut self) {
+        self.deadline = self.idle.and_then(deadline_after);
     }
 
     /// Drops the connection without reading the rest.

@@ -35,7 +35,9 @@ fn parse_non_negative(text: &str) -> Option<f64> {
 }
 
 /// Seconds since the epoch of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the only
-/// date format servers send today.
+/// date format servers send today. Every field is range-checked (a leap second is allowed):
+/// a date that does not exist (hour 99, 31 February) is no date, not a panic or a wrapped
+/// number.
 fn parse_http_date(text: &str) -> Option<u64> {
     let rest = text.split_once(", ")?.1;
     let mut parts = rest.split(' ');
@@ -60,7 +62,15 @@ fn parse_http_date(text: &str) -> Option<u64> {
     let hour: u64 = clock.next()?.parse().ok()?;
     let minute: u64 = clock.next()?.parse().ok()?;
     let second: u64 = clock.next()?.parse().ok()?;
-    if parts.next()? != "GMT" || !(1970..=9999).contains(&year) || !(1..=31).contains(&day) {
+    let valid = clock.next().is_none()
+        && parts.next()? == "GMT"
+        && parts.next().is_none()
+        && (1970..=9999).contains(&year)
+        && (1..=days_in_month(year, month)).contains(&day)
+        && hour < 24
+        && minute < 60
+        && second <= 60;
+    if !valid {
         return None;
     }
     // Days from the civil date (Howard Hinnant's algorithm), years from March.
@@ -75,6 +85,18 @@ fn parse_http_date(text: &str) -> Option<u64> {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = (era * 146_097 + doe).checked_sub(719_468)?;
     Some(days * 86_400 + hour * 3600 + minute * 60 + second)
+}
+
+/// The number of days of `month` (1–12) in `year` (Gregorian).
+fn days_in_month(year: u64, month: u64) -> u64 {
+    match month {
+        4 | 6 | 9 | 11 => 30,
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
+        2 => 28,
+        _ => 31,
+    }
 }
 
 #[cfg(test)]
@@ -132,5 +154,33 @@ mod tests {
             None
         );
         assert_eq!(retry_after_ms(&headers(&[]), now), None);
+    }
+
+    #[test]
+    fn dates_that_do_not_exist_are_no_retry_after() {
+        let now = UNIX_EPOCH + Duration::from_secs(784_111_777);
+        for date in [
+            "Sun, 06 Nov 1994 99:49:47 GMT",
+            "Sun, 06 Nov 1994 18446744073709551615:00:00 GMT",
+            "Sun, 06 Nov 1994 08:60:00 GMT",
+            "Sun, 06 Nov 1994 08:49:61 GMT",
+            "Sun, 06 Nov 1994 08:49:47:12 GMT",
+            "Tue, 31 Feb 1995 08:49:47 GMT",
+            "Tue, 29 Feb 1995 08:49:47 GMT",
+            "Sun, 06 Nov 1994 08:49:47 GMT extra",
+        ] {
+            assert_eq!(
+                retry_after_ms(&headers(&[("retry-after", date)]), now),
+                None,
+                "{date}"
+            );
+        }
+        assert_eq!(
+            retry_after_ms(
+                &headers(&[("retry-after", "Thu, 29 Feb 1996 00:00:00 GMT")]),
+                now
+            ),
+            Some(41_440_223_000)
+        );
     }
 }
