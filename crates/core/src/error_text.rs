@@ -12,6 +12,7 @@ use crate::classify::{
     is_reasoning_constraint_error, is_role_ordering_error_for_copy, is_timeout_error_message,
     parse_api_error_info, parse_leading_http_status,
 };
+use crate::js_number::format_js_number;
 
 js_regexes! {
     INVALID_REQUEST_RE = (r#""type":"invalid_request_error".*?"message":"([^"]+)""#, "");
@@ -58,6 +59,59 @@ pub fn agent_failed_before_reply_text(message: &str) -> String {
     let trimmed = message.trim_end();
     let without_period = trimmed.strip_suffix('.').unwrap_or(trimmed);
     format!("⚠️ Agent failed before reply: {without_period}.\nLogs: clawloop logs --follow")
+}
+
+// --- run loop and turn copy (reference §4, §16, §21) -------------------------------------------
+
+/// Payload when an idle timeout ended the run before any reply (reference §4.7).
+pub const IDLE_TIMEOUT_TEXT: &str = "The model did not produce a response before the LLM idle timeout. Please try again, or increase `agents.defaults.llm.idleTimeoutSeconds` in your config (set to 0 to disable).";
+/// Payload when the whole-run timeout ended the run before any reply (reference §4.7).
+pub const RUN_TIMEOUT_TEXT: &str = "Request timed out before a response was generated. Please try again, or increase `agents.defaults.timeoutSeconds` in your config.";
+/// Payload for a turn that ended without any reply (reference §4.7 step 4).
+pub const INCOMPLETE_TURN_TEXT: &str = "⚠️ Agent couldn't generate a response. Please try again.";
+/// Payload for a turn that ended without any reply after tools with side effects ran.
+pub const INCOMPLETE_TURN_SIDE_EFFECTS_TEXT: &str = "⚠️ Agent couldn't generate a response. Note: some tool actions may have already been executed — please verify before retrying.";
+/// Turn-level copy for a rate limit with no known cooldown expiry (reference §21 step 3).
+pub const ALL_MODELS_RATE_LIMITED_TEXT: &str =
+    "⚠️ All models are temporarily rate-limited. Please try again in a few minutes.";
+
+/// The error that ends a run loop at its iteration limit (reference §4.8):
+/// `Exceeded retry limit after N attempts (max=M).`
+pub fn retry_limit_error_message(attempts: u32, max: u32) -> String {
+    format!("Exceeded retry limit after {attempts} attempts (max={max}).")
+}
+
+/// The error when every auth profile of `provider` is cooling down or unusable (reference §4.1).
+pub fn no_available_auth_profile_message(provider: &str) -> String {
+    format!("No available auth profile for {provider} (all in cooldown or unavailable).")
+}
+
+/// The error when the user locked a profile that does not exist for `provider`.
+pub fn auth_profile_not_configured_message(profile_id: &str, provider: &str) -> String {
+    format!("Auth profile \"{profile_id}\" is not configured for {provider}.")
+}
+
+/// The error when no key could be resolved for `provider` (reference §4.1).
+pub fn no_api_key_resolved_message(provider: &str, mode: &str) -> String {
+    format!("No API key resolved for provider \"{provider}\" (auth mode: {mode}).")
+}
+
+/// Turn-level rate-limit copy with a countdown to the soonest cooldown expiry (OpenClaw's
+/// `buildRateLimitCooldownMessage`): seconds up to a minute, then whole minutes rounded up; no
+/// known future expiry gives [`ALL_MODELS_RATE_LIMITED_TEXT`].
+pub fn rate_limit_countdown_text(soonest_expiry_ms: Option<u64>, now_ms: u64) -> String {
+    match soonest_expiry_ms {
+        Some(expiry) if expiry > now_ms => {
+            let secs_left = (expiry - now_ms).div_ceil(1000).max(1);
+            if secs_left <= 60 {
+                format!("⚠️ Rate-limited — ready in ~{secs_left}s. Please wait a moment.")
+            } else {
+                let mins_left = secs_left.div_ceil(60);
+                format!("⚠️ Rate-limited — ready in ~{mins_left} min. Please try again shortly.")
+            }
+        }
+        _ => ALL_MODELS_RATE_LIMITED_TEXT.to_owned(),
+    }
 }
 
 // --- reference §16 ----------------------------------------------------------------------------
@@ -142,19 +196,6 @@ fn billing_text_for(label: &str, provider: &str) -> String {
     format!(
         "⚠️ {label} returned a billing error — your API key has run out of credits or has an insufficient balance. Check your {provider} billing dashboard and top up or switch to a different API key."
     )
-}
-
-/// Formats a number as JavaScript's `String(n)` does for ordinary values (`5`, `3.75`).
-fn format_js_number(value: f64) -> String {
-    const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
-    if value.is_finite() && value.fract() == 0.0 && value.abs() <= MAX_SAFE_INTEGER {
-        // Integral and within 2^53, so the conversion is exact.
-        #[allow(clippy::cast_possible_truncation)]
-        let int = value as i64;
-        int.to_string()
-    } else {
-        value.to_string()
-    }
 }
 
 /// `extractProviderRateLimitMessage`: the provider's own rate-limit line (`⚠️ <text>`) when it
@@ -366,6 +407,59 @@ mod tests {
 
     /// Message, provider, model, expected copy.
     type CopyRow<'a> = (&'a str, Option<&'a str>, Option<&'a str>, Option<&'a str>);
+
+    #[test]
+    fn rate_limit_countdown_rounds_up_to_seconds_then_minutes() {
+        let now = 1_700_000_000_000;
+        let rows: [(Option<u64>, &str); 7] = [
+            (None, ALL_MODELS_RATE_LIMITED_TEXT),
+            (Some(now), ALL_MODELS_RATE_LIMITED_TEXT),
+            (Some(now - 5), ALL_MODELS_RATE_LIMITED_TEXT),
+            (
+                Some(now + 1),
+                "⚠️ Rate-limited — ready in ~1s. Please wait a moment.",
+            ),
+            (
+                Some(now + 22_001),
+                "⚠️ Rate-limited — ready in ~23s. Please wait a moment.",
+            ),
+            (
+                Some(now + 60_000),
+                "⚠️ Rate-limited — ready in ~60s. Please wait a moment.",
+            ),
+            (
+                Some(now + 120_001),
+                "⚠️ Rate-limited — ready in ~3 min. Please try again shortly.",
+            ),
+        ];
+        for (expiry, expected) in rows {
+            assert_eq!(
+                rate_limit_countdown_text(expiry, now),
+                expected,
+                "{expiry:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn run_loop_messages_name_their_values() {
+        assert_eq!(
+            retry_limit_error_message(32, 32),
+            "Exceeded retry limit after 32 attempts (max=32)."
+        );
+        assert_eq!(
+            no_available_auth_profile_message("openai"),
+            "No available auth profile for openai (all in cooldown or unavailable)."
+        );
+        assert_eq!(
+            auth_profile_not_configured_message("openai:x", "openai"),
+            "Auth profile \"openai:x\" is not configured for openai."
+        );
+        assert_eq!(
+            no_api_key_resolved_message("acme", "api_key"),
+            "No API key resolved for provider \"acme\" (auth mode: api_key)."
+        );
+    }
 
     #[test]
     fn regexes_compile() {

@@ -21,6 +21,19 @@ pub fn serialize<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::
     }
 }
 
+/// Formats a number as JavaScript's `String(n)` does for ordinary values (`5`, `3.75`).
+pub fn format_js_number(value: f64) -> String {
+    const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+    if value.is_finite() && value.fract() == 0.0 && value.abs() <= MAX_SAFE_INTEGER {
+        // Integral and within 2^53, so the conversion is exact.
+        #[allow(clippy::cast_possible_truncation)]
+        let int = value as i64;
+        int.to_string()
+    } else {
+        value.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[derive(serde::Serialize)]

@@ -13,3 +13,8 @@
 //! use clawloop_core::FailoverReason;
 //! assert_eq!(FailoverReason::RateLimit.as_str(), "rate_limit");
 //! ```
+
+pub mod agent;
+pub mod compaction;
+pub mod config;
+pub mod prompt;

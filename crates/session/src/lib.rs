@@ -111,5 +111,6 @@ pub use options::SessionOptions;
 pub use store::{SessionRecord, SessionStore, StoredSession};
 pub use transcript::{OpenReport, Transcript};
 pub use transforms::{
-    limit_history_turns, sanitize_session_history, truncate_oversized_tool_results_in_file,
+    dangling_tool_call_results, limit_history_turns, sanitize_session_history,
+    truncate_oversized_tool_results_in_file,
 };

@@ -23,6 +23,7 @@ mod api_error;
 mod billing;
 mod helpers;
 mod http_status;
+mod idle_timeout;
 mod model_not_found;
 mod overflow;
 mod patterns;
@@ -45,6 +46,7 @@ pub use http_status::{
     LeadingHttpStatus, TRANSIENT_HTTP_ERROR_CODES, is_transient_http_error,
     parse_leading_http_status,
 };
+pub use idle_timeout::{idle_timeout_message, is_idle_timeout_error};
 pub use model_not_found::{is_cli_session_expired_error_message, is_model_not_found_error_message};
 pub use overflow::{
     extract_observed_overflow_token_count, is_compaction_failure_error, is_context_overflow_error,

@@ -15,6 +15,7 @@
 //! Every length is counted in Unicode scalar values (`char`s), never bytes (SPEC §3), and no
 //! function slices a string off a char boundary or panics on any input.
 
+mod dangling_calls;
 mod google_turn_ordering;
 mod history_limit;
 mod images;
@@ -31,6 +32,7 @@ mod tool_result_budget;
 mod tool_result_rewrite;
 mod turn_validation;
 
+pub use dangling_calls::dangling_tool_call_results;
 pub use google_turn_ordering::{GOOGLE_TURN_ORDER_BOOTSTRAP_TEXT, sanitize_google_turn_ordering};
 pub use history_limit::{history_limit_from_session_key, limit_history_turns};
 pub use images::{SanitizeMode, sanitize_session_messages_images};
