@@ -133,7 +133,11 @@ pub struct ApiKeyCredential {
     pub key: Option<String>,
     /// A secret reference resolving to the key (`{"source":"env","id":"OPENAI_API_KEY"}` or
     /// `"${OPENAI_API_KEY}"`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub key_ref: Option<Value>,
     /// Account e-mail.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -142,7 +146,11 @@ pub struct ApiKeyCredential {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display_name: Option<String>,
     /// Free-form metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub metadata: Option<Value>,
     /// Other fields, verbatim.
     #[serde(flatten)]
@@ -159,11 +167,19 @@ pub struct TokenCredential {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
     /// A secret reference resolving to the token.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub token_ref: Option<Value>,
     /// Expiry in ms since the epoch. Kept as raw JSON: a value that is not a positive finite
     /// number makes the profile ineligible (`invalid_expires`) rather than the file unreadable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub expires: Option<Value>,
     /// Account e-mail.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -189,7 +205,11 @@ pub struct OAuthCredential {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refresh: Option<String>,
     /// Access token expiry in ms since the epoch, raw JSON.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub expires: Option<Value>,
     /// OAuth client id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -212,6 +232,12 @@ pub struct OAuthCredential {
     /// Other fields, verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// A raw field that is present, `null` included: `"expires": null` is an invalid expiry (not
+/// a missing one) and must be written back as it was.
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 /// The recognized shapes, tagged by `type`; the tag is written first, as OpenClaw does.
@@ -464,7 +490,7 @@ mod tests {
                 "openai:a": {"type": "api_key", "provider": "openai", "key": "sk", "priority": 3},
                 "anthropic:claude-cli": {"type": "oauth", "provider": "anthropic", "access": "a",
                     "refresh": "r", "expires": 1_700_000_000_000_u64, "managedBy": "claude-cli", "scopes": ["x"]},
-                "x:tok": {"type": "token", "provider": "x", "tokenRef": {"source": "env", "id": "T"}, "expires": "soon"},
+                "x:tok": {"type": "token", "provider": "x", "tokenRef": {"source": "env", "id": "T"}, "expires": null},
                 "weird": {"type": "aws-sdk", "provider": "bedrock"},
                 "broken": {"type": "api_key", "provider": "openai", "key": 5},
                 "nope": 7
