@@ -9,9 +9,11 @@
 //!
 //! The types here are plain serde data: every field OpenClaw writes has a typed home, and
 //! anything else (a newer OpenClaw's fields, a plugin's) is kept verbatim in an `extra` map,
-//! so a file OpenClaw wrote is written back with nothing lost. A credential of a type this
-//! crate does not know, or one whose known fields have unexpected JSON types, is kept whole as
-//! [`Credential::Unrecognized`] and is never used.
+//! so a file OpenClaw wrote is written back with nothing lost. Known fields are written in
+//! OpenClaw's order (`type` first), unknown ones after them, so a file OpenClaw wrote comes
+//! back byte for byte. A credential of a type this crate does not know, or one whose known
+//! fields have unexpected JSON types, is kept whole as [`Credential::Unrecognized`] and is
+//! never used.
 //!
 //! [`AuthStore`] is the trait the runner holds as `Arc<dyn AuthStore>`: a file-backed store, an
 //! in-memory one, or an embedder's own. Core does no I/O; the implementations live elsewhere.

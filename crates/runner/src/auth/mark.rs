@@ -84,37 +84,39 @@ pub fn next_failure_stats(
             ));
             let window_active = existing.cooldown_until.is_some_and(|until| until > now_ms);
             next.cooldown_reason = Some(reason);
-            next.cooldown_model = if window_active {
-                let scoped = existing.cooldown_model.as_deref().filter(|m| !m.is_empty());
-                match (reason, scoped, model) {
-                    (FailoverReason::RateLimit, Some(scoped), Some(model)) if scoped == model => {
-                        Some(scoped.to_owned())
-                    }
-                    // Another model failed, or the failing model is unknown: every model.
-                    (FailoverReason::RateLimit, Some(_), Some(_) | None) => None,
-                    (FailoverReason::RateLimit, None, _) => None,
-                    (
-                        FailoverReason::Auth
-                        | FailoverReason::AuthPermanent
-                        | FailoverReason::Billing
-                        | FailoverReason::Format
-                        | FailoverReason::Overloaded
-                        | FailoverReason::Timeout
-                        | FailoverReason::ModelNotFound
-                        | FailoverReason::SessionExpired
-                        | FailoverReason::Unknown,
-                        _,
-                        _,
-                    ) => None,
-                }
-            } else if reason == FailoverReason::RateLimit {
-                model.map(str::to_owned)
-            } else {
+            next.cooldown_model = if !scopes_to_model(reason) {
                 None
+            } else if window_active {
+                // Kept only while the same model keeps failing; another model, or a failure
+                // that names no model, widens the window to every model.
+                let scoped = existing.cooldown_model.as_deref().filter(|m| !m.is_empty());
+                match (scoped, model) {
+                    (Some(scoped), Some(model)) if scoped == model => Some(scoped.to_owned()),
+                    (Some(_) | None, Some(_) | None) => None,
+                }
+            } else {
+                model.map(str::to_owned)
             };
         }
     }
     next
+}
+
+/// Whether a failure of this reason is about one model rather than the account: only rate
+/// limits are (a quota per model); everything else rests the profile for every model.
+fn scopes_to_model(reason: FailoverReason) -> bool {
+    match reason {
+        FailoverReason::RateLimit => true,
+        FailoverReason::Auth
+        | FailoverReason::AuthPermanent
+        | FailoverReason::Billing
+        | FailoverReason::Format
+        | FailoverReason::Overloaded
+        | FailoverReason::Timeout
+        | FailoverReason::ModelNotFound
+        | FailoverReason::SessionExpired
+        | FailoverReason::Unknown => false,
+    }
 }
 
 /// Records a failure of `profile_id` (`markAuthProfileFailure`). A missing profile and the

@@ -2,10 +2,12 @@
 //! file-backed store (SPEC §8.5, reference §13).
 //!
 //! The case's profiles and state are written as `auth-profiles.json` / `auth-state.json` in a
-//! scratch agent directory, exactly as given; every step then goes through
+//! scratch agent directory, as given; every step then goes through
 //! [`AuthProfileManager`] over that [`FileAuthStore`] with a manual clock, so each step reads
 //! what the previous one wrote. A step's `expect` is compared as written in the scenario.
 
+use std::fs;
+use std::path::Path;
 use std::sync::Arc;
 
 use clawloop_core::auth_store::AuthStoreError;
@@ -58,31 +60,26 @@ pub fn run(case: &Case) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes the case's files into the agent directory through the store's own writers.
+/// Writes the case's profiles and state into the agent directory as OpenClaw would have:
+/// the JSON as given, so the store's own reader is what parses it.
 fn seed_files(store: &FileAuthStore, input: &AuthInput) -> Result<(), String> {
-    use clawloop_core::auth_store::{AuthProfiles, AuthState, AuthStore};
-    let profiles: AuthProfiles = serde_json::from_value(json!({
+    fs::create_dir_all(store.dir())
+        .map_err(|e| format!("cannot create {}: {e}", store.dir().display()))?;
+    let profiles = json!({
         "version": 1,
         "profiles": input.raw.get("profiles").cloned().unwrap_or_else(|| json!({})),
-    }))
-    .map_err(|e| format!("input.profiles: {e}"))?;
-    store
-        .update_profiles(&mut |p| {
-            *p = profiles.clone();
-            true
-        })
-        .map_err(|e| format!("input.profiles: {e}"))?;
-    if let Some(raw_state) = input.raw.get("state") {
-        let state: AuthState =
-            serde_json::from_value(raw_state.clone()).map_err(|e| format!("input.state: {e}"))?;
-        store
-            .update_state(&mut |_, s| {
-                *s = state.clone();
-                true
-            })
-            .map_err(|e| format!("input.state: {e}"))?;
+    });
+    write_json(&store.profiles_path(), &profiles)?;
+    if let Some(state) = input.raw.get("state") {
+        write_json(&store.state_path(), state)?;
     }
     Ok(())
+}
+
+fn write_json(path: &Path, value: &Value) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| format!("cannot serialize {}: {e}", path.display()))?;
+    fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// A scenario time or duration as the clock's whole milliseconds.
