@@ -49,3 +49,36 @@ impl AuthStore for InMemoryAuthStore {
         Ok(data.profiles.clone())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn updates_apply_only_when_reported_changed() {
+        let store = InMemoryAuthStore::default();
+        let snapshot = store
+            .update_state(&mut |_, state| {
+                state.stats_mut("p").error_count = Some(3);
+                false
+            })
+            .unwrap();
+        assert!(snapshot.state.is_empty());
+        store
+            .update_state(&mut |_, state| {
+                state.stats_mut("p").error_count = Some(3);
+                true
+            })
+            .unwrap();
+        store
+            .update_profiles(&mut |profiles| {
+                profiles.extra.insert("note".into(), serde_json::json!(1));
+                true
+            })
+            .unwrap();
+        let loaded = store.load().unwrap();
+        assert_eq!(loaded.state.stats("p").unwrap().error_count, Some(3));
+        assert_eq!(loaded.profiles.extra["note"], serde_json::json!(1));
+    }
+}
