@@ -5,7 +5,7 @@
 //!   and a directory the store creates is 0700. A state with nothing in it removes
 //!   `auth-state.json`, as OpenClaw does.
 //! * **Updates** run under one exclusive lock, `auth-store.lock` beside the files, held across
-//!   processes ([`super::file_lock`]). Inside the lock the files are read again, so an update
+//!   processes (an OS file lock; see `file_lock.rs`). Inside the lock the files are read again, so an update
 //!   always starts from what another process last wrote.
 //! * **Bad files** are reported with their path and never written over: an update that cannot
 //!   read a file fails before it writes anything.
