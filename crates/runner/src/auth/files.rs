@@ -5,8 +5,8 @@
 //!   and a directory the store creates is 0700. A state with nothing in it removes
 //!   `auth-state.json`, as OpenClaw does.
 //! * **Updates** run under one exclusive lock, `auth-store.lock` beside the files, held across
-//!   processes (an OS file lock; see `file_lock.rs`). Inside the lock the files are read again, so an update
-//!   always starts from what another process last wrote.
+//!   processes (an OS file lock; see `file_lock.rs`). Inside the lock the files are read
+//!   again, so an update always starts from what another process last wrote.
 //! * **Bad files** are reported with their path and never written over: an update that cannot
 //!   read a file fails before it writes anything.
 //! * **Legacy files** are read, not rewritten: without `auth-profiles.json`, the credentials of
