@@ -36,6 +36,7 @@ pub use usage::{Cost, ModelCost, Usage};
 
 // --- message model, events, traits (section A) --------------------------------------------
 pub mod agent_event;
+pub mod auth_store;
 pub mod clock;
 pub mod hooks;
 pub mod message;

@@ -15,6 +15,7 @@
 //! ```
 
 pub mod agent;
+pub mod auth;
 pub mod compaction;
 pub mod config;
 pub mod prompt;

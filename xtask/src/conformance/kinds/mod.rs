@@ -4,6 +4,7 @@
 //! compares it with the case's expect. Adding a kind means adding a file and one registry line;
 //! `cargo xtask ci` picks the new kind up from here.
 
+mod auth;
 mod chunker;
 mod classify;
 mod guard;
@@ -30,6 +31,7 @@ pub const REGISTRY: &[(Kind, Runner)] = &[
     (Kind::Guard, guard::run),
     (Kind::History, history::run),
     (Kind::Truncate, truncate::run),
+    (Kind::Auth, auth::run),
     (Kind::Subscribe, subscribe::run),
     (Kind::Session, session::run),
     (Kind::Wire, wire::run),

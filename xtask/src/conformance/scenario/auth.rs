@@ -11,8 +11,7 @@ use super::values::{NonEmptyVec, Nullable, Object};
 use super::vocab::ProfileType;
 
 /// Input of an `auth` case.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuthInput {
     /// The manual clock's start.
     pub now_ms: f64,
@@ -24,6 +23,35 @@ pub struct AuthInput {
     pub config: Option<AuthConfigRoot>,
     /// Steps, in order.
     pub steps: NonEmptyVec<AuthStep>,
+    /// The input exactly as written (key order, numbers): the runner writes the files and
+    /// reads the expects from it, so nothing is lost to the typed view's maps and floats.
+    pub raw: Value,
+}
+
+/// The checked shape of an `auth` input.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct AuthInputFields {
+    now_ms: f64,
+    profiles: BTreeMap<String, Profile>,
+    state: Option<AuthState>,
+    config: Option<AuthConfigRoot>,
+    steps: NonEmptyVec<AuthStep>,
+}
+
+impl<'de> Deserialize<'de> for AuthInput {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = Value::deserialize(d)?;
+        let fields: AuthInputFields = decode(&raw).map_err(nested)?;
+        Ok(AuthInput {
+            now_ms: fields.now_ms,
+            profiles: fields.profiles,
+            state: fields.state,
+            config: fields.config,
+            steps: fields.steps,
+            raw,
+        })
+    }
 }
 
 /// One stored credential (reference §13.1).
