@@ -106,6 +106,22 @@ pub struct BlockChunker {
     synthetic_prefix_bytes: usize,
     /// Set while a non-forced drain is known to emit nothing (see [`FenceStall`]).
     fence_stall: Option<FenceStall>,
+    /// Byte length of the buffer at the last non-forced drain that emitted nothing and left
+    /// the buffer as it was; `None` once the buffer changed otherwise than by a push.
+    ///
+    /// Such a drain searched the whole buffer for a break and found none, and a push does
+    /// not change that verdict for the text before this offset: a candidate there stays one
+    /// or not (fences only grow over later text, and only the last char's lookahead for a
+    /// sentence end changes, from "end of text" to a char that must then be whitespace to
+    /// count). So while the buffer stays shorter than `max_chars`, which rules out a hard
+    /// break, the next drain has to look only at what was pushed since
+    /// ([`may_break_after`](Self::may_break_after)). Without this, every drain of a long
+    /// text without a usable break (`max_chars` huge, no whitespace) scanned the whole
+    /// buffer again, quadratic in the text.
+    searched_to: Option<usize>,
+    /// Bytes the full searches of non-forced drains looked at, for the linearity tests.
+    #[cfg(test)]
+    full_drain_bytes: usize,
     /// The fence spans of the last drain, kept for the allocation.
     fences: Vec<ByteFence>,
 }
@@ -232,6 +248,9 @@ impl BlockChunker {
             buffer_chars: 0,
             synthetic_prefix_bytes: 0,
             fence_stall: None,
+            searched_to: None,
+            #[cfg(test)]
+            full_drain_bytes: 0,
             fences: Vec::new(),
         }
     }
@@ -279,6 +298,7 @@ impl BlockChunker {
         self.buffer_chars = 0;
         self.synthetic_prefix_bytes = 0;
         self.fence_stall = None;
+        self.searched_to = None;
     }
 
     /// [`drain`](Self::drain) collecting the chunks into a vector.
@@ -313,6 +333,19 @@ impl BlockChunker {
             return;
         }
         self.fence_stall = None;
+        let no_hard_break = !force && self.buffer_chars < max;
+        if no_hard_break
+            && let Some(searched) = self.searched_to
+            && !self.may_break_after(searched)
+        {
+            self.searched_to = Some(self.buffer.len());
+            return;
+        }
+        #[cfg(test)]
+        if no_hard_break {
+            self.full_drain_bytes += self.buffer.len();
+        }
+        self.searched_to = None;
         if force && self.buffer_chars <= max {
             if !is_js_blank(self.buffer.chars()) {
                 let synthetic_prefix = self
@@ -485,6 +518,7 @@ impl BlockChunker {
                     // Nothing was emitted or skipped: the buffer stays as it is.
                     if !force {
                         self.fence_stall = fence_stall(&src, total_chars, min, max);
+                        self.searched_to = Some(text.len());
                     }
                     self.fences = fences;
                     return;
@@ -502,6 +536,22 @@ impl BlockChunker {
         // In place: the tail moves to the front of the same allocation.
         self.buffer.replace_range(..from, &prefix);
         self.fences = fences;
+    }
+
+    /// `true` when the text pushed since byte `from` may give a non-forced drain of a buffer
+    /// shorter than `max_chars` a break that the buffer up to `from` did not have (see
+    /// [`searched_to`](Self::searched_to)). Such a drain breaks only at a `\n` with
+    /// `flush_on_paragraph` (it stops before the other searches) or the newline preference
+    /// (no sentence or whitespace break below `max_chars`); otherwise at any whitespace char,
+    /// or after a sentence end, which is followed by whitespace or ends the buffer.
+    fn may_break_after(&self, from: usize) -> bool {
+        let pushed = self.buffer.get(from..).unwrap_or_default();
+        if self.options.flush_on_paragraph
+            || self.options.break_preference == BreakPreference::Newline
+        {
+            return find_newline(pushed.as_bytes()).is_some();
+        }
+        pushed.chars().any(is_js_whitespace) || self.buffer.ends_with(['.', '!', '?'])
     }
 
     /// Forward search used when a forced remainder fits within `max_chars`
@@ -1044,6 +1094,87 @@ mod tests {
         );
         assert!(c.fence_stall.is_none());
         assert_eq!(c.buffer(), "After the fence.");
+    }
+
+    /// Pushes `unit` repeated to about `len` bytes in 16-byte deltas (cut at char boundaries),
+    /// draining after each; returns the chunks and the bytes full drain searches looked at.
+    fn stream_without_a_usable_break(
+        options: ChunkingOptions,
+        unit: &str,
+        len: usize,
+    ) -> (Vec<String>, usize) {
+        let text = unit.repeat(len / unit.len());
+        let mut c = BlockChunker::new(options);
+        let mut chunks = Vec::new();
+        let mut rest = text.as_str();
+        while !rest.is_empty() {
+            let mut cut = rest.len().min(16);
+            while !rest.is_char_boundary(cut) {
+                cut += 1;
+            }
+            let (piece, tail) = rest.split_at(cut);
+            c.push(piece);
+            c.drain(false, |chunk| chunks.push(chunk));
+            rest = tail;
+        }
+        (chunks, c.full_drain_bytes)
+    }
+
+    #[test]
+    fn drains_without_a_usable_break_look_at_each_pushed_byte_once() {
+        // Text no drain below `max_chars` may break, for each kind of search: before, every
+        // drain searched the whole buffer again (quadratic: here ~130 MB of scanning each).
+        let len = 64 * 1024;
+        let cases = [
+            (BreakPreference::Paragraph, false, "abcdefghij"),
+            // Sentence ends inside words, never at the end of a 16-byte delta.
+            (BreakPreference::Sentence, false, "a.b!c?d.e!f?gh.i"),
+            (BreakPreference::Paragraph, true, "abcdefghij"),
+            (BreakPreference::Sentence, true, "words and a sentence. "),
+            (BreakPreference::Newline, false, "words and spaces "),
+            (BreakPreference::Paragraph, false, "日本語のテキスト"),
+        ];
+        for (break_preference, flush_on_paragraph, unit) in cases {
+            let options = ChunkingOptions {
+                min_chars: 800,
+                max_chars: 1_000_000_000,
+                break_preference,
+                flush_on_paragraph,
+            };
+            let (chunks, scanned) = stream_without_a_usable_break(options, unit, len);
+            assert!(chunks.is_empty(), "{options:?}: {} chunks", chunks.len());
+            // One full search when the buffer first reaches `min_chars`, then only new bytes.
+            assert!(scanned < 4 * 1024, "{options:?}: {scanned} bytes searched");
+        }
+    }
+
+    #[test]
+    fn a_break_after_a_long_searched_prefix_is_still_found() {
+        let options = ChunkingOptions {
+            min_chars: 10,
+            max_chars: 1_000_000_000,
+            break_preference: BreakPreference::Paragraph,
+            flush_on_paragraph: false,
+        };
+        let mut c = BlockChunker::new(options);
+        c.push(&"x".repeat(5000));
+        assert!(c.drain_to_vec(false).is_empty());
+        // A sentence end at the very end is a break (`$` follows it) ...
+        c.push("y.");
+        assert_eq!(
+            c.drain_to_vec(false),
+            vec![format!("{}y.", "x".repeat(5000))]
+        );
+        // ... and one followed by a letter is not, until whitespace comes.
+        c.push(&"z".repeat(3000));
+        c.push("a.b");
+        assert!(c.drain_to_vec(false).is_empty());
+        c.push(" tail");
+        assert_eq!(
+            c.drain_to_vec(false),
+            vec![format!("{}a.b", "z".repeat(3000))]
+        );
+        assert_eq!(c.buffer(), "tail");
     }
 
     #[test]

@@ -346,7 +346,10 @@ pub struct Subscription<S: SubscriptionSink> {
 
     // Per-message buffers.
     delta_buffer: String,
+    /// The message's tag-filtered text not yet sent as blocks, when there is no chunker.
     block_buffer: String,
+    /// Chunks the message's tag-filtered text, never the raw deltas (see
+    /// [`block_filter`](Self::block_filter)).
     chunker: Option<BlockChunker>,
     /// Filters `delta_buffer` incrementally into `visible_raw` (OpenClaw re-strips the whole
     /// buffer per delta with a fresh state; the result is the same, minus held-back tags).
@@ -368,9 +371,20 @@ pub struct Subscription<S: SubscriptionSink> {
     /// Where the next search of `visible_raw` for
     /// [`directive_candidate`](Self::directive_candidate) starts (see [`DirectiveScan`]).
     directive_resume: usize,
-    /// Tag state carried across block chunks (OpenClaw `blockState`).
-    block_filter: TagFilter,
-    /// Reused buffer for a block's text after tag stripping.
+    /// Block replies are cut from tag-filtered text, never from the raw deltas. OpenClaw
+    /// chunks the raw text and strips each chunk with a carried `blockState`; a block
+    /// boundary inside a tag (a hard break at `maxChars` through `<think>`, or a whitespace
+    /// break inside `< think >`) then shows the tag's first half as text and the hidden text
+    /// after it. Filtering first makes a boundary unable to touch a tag: the chunker never
+    /// sees one.
+    ///
+    /// Until the block text is first finished ([`finish_block_text`](Self::finish_block_text),
+    /// which lets out what the filter held back), the block text is exactly the visible text,
+    /// so the chunker takes what [`visible_filter`](Self::visible_filter) shows and this is
+    /// `None`. From then on the two differ by that held-back text, and this filter, a copy of
+    /// the visible one taken there, filters the block text on its own.
+    block_filter: Option<TagFilter>,
+    /// Reused buffer for the text the block filter lets through per delta.
     block_stripped: String,
     /// Reused vector for the chunks a streaming drain emits.
     drained: Vec<String>,
@@ -425,7 +439,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         Self {
             chunker: options.chunking.map(BlockChunker::new),
             visible_filter: TagFilter::new(tag_options),
-            block_filter: TagFilter::new(tag_options),
+            block_filter: None,
             block_stripped: String::new(),
             drained: Vec::new(),
             options,
@@ -679,7 +693,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         if let Some(chunker) = self.chunker.as_mut() {
             chunker.reset();
         }
-        self.block_filter.reset();
+        self.block_filter = None;
         self.reset_visible();
         self.reasoning_stream_open = false;
     }
@@ -760,9 +774,8 @@ impl<S: SubscriptionSink> Subscription<S> {
         };
         if !chunk.is_empty() {
             self.delta_buffer.push_str(chunk);
-            match self.chunker.as_mut() {
-                Some(chunker) => chunker.push(chunk),
-                None => self.block_buffer.push_str(chunk),
+            if self.block_filter.is_some() {
+                self.push_block_text(chunk);
             }
             self.push_visible(chunk);
         }
@@ -789,6 +802,43 @@ impl<S: SubscriptionSink> Subscription<S> {
         }
     }
 
+    /// Filters `chunk` with the block text's own filter, once it has one, and hands what
+    /// it lets through to the chunker (or the block buffer).
+    fn push_block_text(&mut self, chunk: &str) {
+        let Some(filter) = self.block_filter.as_mut() else {
+            return;
+        };
+        let mut shown = std::mem::take(&mut self.block_stripped);
+        shown.clear();
+        filter.push_into(chunk, &mut shown);
+        self.add_block_text(&shown);
+        self.block_stripped = shown;
+    }
+
+    /// Lets out what the block filter still holds back (a trailing `<thi` that never became a
+    /// tag is text after all), because the block text ends here: at a `text_end` flush, before
+    /// a tool, at `message_end` and `agent_end`.
+    fn finish_block_text(&mut self) {
+        let filter = self
+            .block_filter
+            .get_or_insert_with(|| self.visible_filter.clone());
+        let mut shown = std::mem::take(&mut self.block_stripped);
+        shown.clear();
+        filter.finish_into(&mut shown);
+        self.add_block_text(&shown);
+        self.block_stripped = shown;
+    }
+
+    fn add_block_text(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        match self.chunker.as_mut() {
+            Some(chunker) => chunker.push(text),
+            None => self.block_buffer.push_str(text),
+        }
+    }
+
     /// Filters `chunk` into the visible text and reports growth as an assistant event and a
     /// partial reply.
     fn push_visible(&mut self, chunk: &str) {
@@ -801,6 +851,12 @@ impl<S: SubscriptionSink> Subscription<S> {
         }
         self.visible_filter.push_into(chunk, &mut self.visible_raw);
         let shown = &self.visible_raw[base..];
+        if self.block_filter.is_none() && !shown.is_empty() {
+            match self.chunker.as_mut() {
+                Some(chunker) => chunker.push(shown),
+                None => self.block_buffer.push_str(shown),
+            }
+        }
         // Only the new text is scanned for the trim bounds, keeping the cost per delta. The
         // bounds move only when it holds a non-whitespace char, that is when it is not empty
         // once trimmed at the end.
@@ -986,24 +1042,14 @@ impl<S: SubscriptionSink> Subscription<S> {
             )
     }
 
-    /// OpenClaw `emitBlockChunk`: strip tags with the state carried across chunks, then skip
-    /// empty chunks, repeats, messaging-tool duplicates and repeats of this message's last text.
-    fn emit_block_chunk(&mut self, raw: &str) {
+    /// OpenClaw `emitBlockChunk` for a chunk of the already tag-filtered text (see
+    /// [`block_filter`](Self::block_filter)): trim its end, then skip empty chunks, repeats,
+    /// messaging-tool duplicates and repeats of this message's last text.
+    fn emit_block_chunk(&mut self, chunk: &str) {
         if self.suppress_block_chunks {
             return;
         }
-        let mut stripped = std::mem::take(&mut self.block_stripped);
-        stripped.clear();
-        stripped.reserve(raw.len());
-        self.block_filter.push_into(raw, &mut stripped);
-        self.block_filter.finish_into(&mut stripped);
-        self.emit_stripped_chunk(js_trim_end(&stripped));
-        self.block_stripped = stripped;
-    }
-
-    /// The rest of [`emit_block_chunk`](Self::emit_block_chunk), for the stripped and trimmed
-    /// chunk.
-    fn emit_stripped_chunk(&mut self, chunk: &str) {
+        let chunk = js_trim_end(chunk);
         if chunk.is_empty()
             || self.last_block_reply_text.as_deref() == Some(chunk)
             || self.is_messaging_duplicate(chunk)
@@ -1023,6 +1069,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         if !self.options.block_replies {
             return;
         }
+        self.finish_block_text();
         if self
             .chunker
             .as_ref()
@@ -1060,6 +1107,8 @@ impl<S: SubscriptionSink> Subscription<S> {
         }
         self.last_assistant_stop_reason = Some(assistant.stop_reason);
         self.usage.record(&assistant.usage);
+        // The message's text is complete: what the block filter held back is decided now.
+        self.finish_block_text();
 
         let wants_reasoning = matches!(
             self.options.reasoning_mode,

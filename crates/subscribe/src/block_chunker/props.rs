@@ -132,8 +132,9 @@ fn run(options: ChunkingOptions, pushes: &[String], drain_each_push: bool) -> Ve
     out
 }
 
-/// [`run`] with a drain after every push, without ([`None`]) or with the fence-stall shortcut
-/// that lets a drain return early while an open fence holds every break candidate.
+/// [`run`] with a drain after every push, with or without the shortcuts that let a drain
+/// return early: the fence stall (an open fence holds every break candidate) and the searched
+/// prefix (the text before it has no break, see `BlockChunker::searched_to`).
 fn run_draining(options: ChunkingOptions, pushes: &[String], shortcut: bool) -> Vec<Emitted> {
     let mut chunker = BlockChunker::new(options);
     let mut out = Vec::new();
@@ -141,6 +142,7 @@ fn run_draining(options: ChunkingOptions, pushes: &[String], shortcut: bool) -> 
         chunker.push(push);
         if !shortcut {
             chunker.fence_stall = None;
+            chunker.searched_to = None;
         }
         chunker.drain_detailed(false, |c| out.push(c));
     }
@@ -216,6 +218,38 @@ proptest! {
         options in options(),
         cuts in prop::collection::vec(0.0f64..1.0, 0..60),
     ) {
+        let pushes = split(&text, &cuts);
+        prop_assert_eq!(
+            run_draining(options, &pushes, true),
+            run_draining(options, &pushes, false)
+        );
+    }
+
+    /// The searched-prefix shortcut only skips drains that would emit nothing, also with long
+    /// runs without a break, sentence ends inside words, partial fence lines and a
+    /// `max_chars` far beyond the text.
+    #[test]
+    fn searched_prefix_shortcut_changes_nothing(
+        text in prop::collection::vec(
+            prop_oneof![
+                3 => word(),
+                1 => (1usize..80).prop_map(|n| "y".repeat(n)),
+                1 => prop::sample::select(vec!["a.b", "x!y", "end.", "?", "\u{a0}", "\u{2028}", "\t", "\r"])
+                    .prop_map(str::to_owned),
+                1 => prop::sample::select(vec!["\n", "\n\n", " ", "\n```\n", "\n~~~", "``", "\n \t\n"])
+                    .prop_map(str::to_owned),
+            ],
+            1..40,
+        )
+        .prop_map(|parts| parts.concat()),
+        options in options(),
+        huge_max in any::<bool>(),
+        cuts in prop::collection::vec(0.0f64..1.0, 0..80),
+    ) {
+        let options = ChunkingOptions {
+            max_chars: if huge_max { 100_000 } else { options.max_chars },
+            ..options
+        };
         let pushes = split(&text, &cuts);
         prop_assert_eq!(
             run_draining(options, &pushes, true),
