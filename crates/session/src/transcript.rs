@@ -31,6 +31,8 @@ use crate::scan::{Scanned, header_version, scan};
 use crate::time::format_iso;
 use crate::writer::Writer;
 
+mod rewrite;
+
 /// What opening a file found.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct OpenReport {

@@ -36,7 +36,7 @@ mod tool_call_inputs;
 mod tool_ids;
 mod tool_pairing;
 mod tool_result_budget;
-mod tool_result_rewrite;
+pub(crate) mod tool_result_rewrite;
 mod transcript_policy;
 mod turn_validation;
 
