@@ -314,6 +314,13 @@ impl SessionEntry {
         }
     }
 
+    /// The entry's time in Unix milliseconds, as JavaScript's `new Date(timestamp).getTime()`
+    /// reads it ([`crate::time::parse_iso`]); `None` where that gives `NaN` (a missing or
+    /// malformed timestamp) or a time before 1970.
+    pub fn timestamp_ms(&self) -> Option<u64> {
+        crate::time::parse_iso(self.timestamp())
+    }
+
     /// The wire `type`.
     pub fn type_name(&self) -> &str {
         match self {

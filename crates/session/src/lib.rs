@@ -33,8 +33,16 @@
 //! session) in the directory layout of SPEC §2, updated atomically under its own lock, and
 //! lists, finds, forks ([`Transcript::fork`]), starts (`/new`) and deletes sessions.
 //!
-//! Still to come in this crate (issue 4): the transcript transforms (history limit,
-//! sanitation, truncation).
+//! [`transforms`] holds what a session's messages go through before they are replayed: the
+//! per-provider transcript policy and the attempt's whole history pipeline
+//! ([`transforms::resolve_transcript_policy`], [`transforms::prepare_replay_history`]), the
+//! live tool-result context guard of the tool loop, and tool-result truncation, also on an
+//! open transcript under the lock it holds ([`Transcript::truncate_oversized_tool_results`]).
+//!
+//! Async callers have counterparts that never block a runtime worker thread:
+//! [`WriteLock::acquire_async`] and [`Transcript::open_locked_async`] wait for a lock on the
+//! Tokio timer, and the [`SessionStore`] operations (`list_async`, `set_async`, …) run on the
+//! runtime's blocking pool.
 //!
 //! # Example
 //!
@@ -68,6 +76,7 @@
 //! ```
 
 mod atomic;
+mod blocking;
 mod context;
 mod entry;
 mod entry_list;
@@ -86,6 +95,7 @@ mod options;
 mod process;
 mod scan;
 mod store;
+mod store_async;
 mod tagged;
 pub mod time;
 mod transcript;
@@ -109,6 +119,7 @@ pub use load::TornLine;
 pub use lock::{DEFAULT_LOCK_TIMEOUT, LockHolder, WriteLock, lock_path_for};
 pub use options::SessionOptions;
 pub use store::{SessionRecord, SessionStore, StoredSession};
+pub use time::{format_iso, parse_iso};
 pub use transcript::{OpenReport, Transcript};
 pub use transforms::{
     dangling_tool_call_results, limit_history_turns, sanitize_session_history,

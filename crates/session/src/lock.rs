@@ -32,6 +32,8 @@ use crate::error::SessionError;
 use crate::process::{Liveness, liveness, own_start_time};
 use crate::time::format_iso;
 
+mod wait_async;
+
 /// How long a writer waits for another one by default (OpenClaw's session lock waits 10 s).
 pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 

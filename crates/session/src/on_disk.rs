@@ -168,6 +168,42 @@ impl Seen {
         }
         Ok(())
     }
+
+    /// Checks that `bytes`, just read from the file `id` at `path`, are the file seen: same
+    /// file, same length, same last bytes.
+    pub(crate) fn check_content(
+        &self,
+        id: Option<FileId>,
+        bytes: &[u8],
+        path: &Path,
+    ) -> Result<(), SessionError> {
+        if self.id.is_some() && id != self.id {
+            return Err(changed(
+                path,
+                "another file was put in its place".to_owned(),
+            ));
+        }
+        let actual = bytes.len() as u64;
+        if actual != self.len {
+            return Err(changed(
+                path,
+                format!("{} bytes when read, {actual} now", self.len),
+            ));
+        }
+        let tail = bytes
+            .get(usize::try_from(self.tail_start).unwrap_or(usize::MAX)..)
+            .unwrap_or_default();
+        if tail != self.tail.as_slice() {
+            return Err(changed(
+                path,
+                format!(
+                    "its last {} bytes are not the ones read, though its length is the same",
+                    self.tail.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Opens `path` to append to the file `seen` describes, after checking that it still is that

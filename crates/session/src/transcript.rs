@@ -31,6 +31,9 @@ use crate::scan::{Scanned, header_version, scan};
 use crate::time::format_iso;
 use crate::writer::Writer;
 
+mod open_async;
+mod rewrite;
+
 /// What opening a file found.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct OpenReport {
@@ -454,6 +457,21 @@ impl Transcript {
                 SessionEntry::SessionInfo(i) => i.name.as_deref().filter(|n| !n.trim().is_empty()),
                 _ => None,
             })
+    }
+
+    /// The latest `compaction` entry on the branch ending at the leaf (pi's
+    /// `getLatestCompactionEntry`); `None` without a leaf or compaction. Messages are not
+    /// typed to find it.
+    ///
+    /// Its [`SessionEntry::timestamp_ms`] is what pi compares an assistant message's
+    /// `timestamp` with to ignore usage from before the compaction (pi-mono §3.5 step 2).
+    pub fn latest_compaction(&self) -> Option<&SessionEntry> {
+        let leaf = self.leaf?;
+        self.path_positions(leaf)
+            .into_iter()
+            .rev()
+            .filter_map(|i| self.entries.peek(i))
+            .find(|e| matches!(e, SessionEntry::Compaction(_)))
     }
 
     /// The model's context at the leaf (pi-mono §3.3.5).

@@ -33,7 +33,7 @@ use crate::atomic::stage;
 use crate::error::SessionError;
 use crate::fsync::FsyncPolicy;
 use crate::lock::WriteLock;
-use crate::on_disk::{FileId, Seen, check_handle, open_seen, take_back, verify_whole};
+use crate::on_disk::{FileId, Seen, check_handle, open_seen, read_file, take_back, verify_whole};
 use syncer::Syncer;
 
 /// Where the file stands.
@@ -321,6 +321,53 @@ impl Writer {
             needs_newline: false,
         };
         Ok(())
+    }
+
+    /// The whole file as it is now, read under the write lock (taken if not held yet), after
+    /// checking that it is exactly the file this writer read and wrote: the same file at the
+    /// path, with the length its own appends left (or, before its first append, the length and
+    /// last bytes it read). Anything else is [`SessionError::ChangedOnDisk`].
+    pub(crate) fn read_verified(&mut self) -> Result<Vec<u8>, SessionError> {
+        self.ensure_locked()?;
+        let path = &self.path;
+        let State::Open {
+            handle, len, seen, ..
+        } = &self.state
+        else {
+            return Err(SessionError::io(
+                path,
+                "read back",
+                std::io::Error::other("the session file has not been created yet"),
+            ));
+        };
+        let now = read_file(path)?.ok_or_else(|| SessionError::ChangedOnDisk {
+            path: path.clone(),
+            what: "it was deleted or moved away".to_owned(),
+        })?;
+        match handle {
+            Some(h) => {
+                check_handle(&h.file, h.id, path, Some(*len))?;
+                // The read went through a handle of its own: the file it read must be the one
+                // appended to, with exactly the bytes those appends left.
+                if h.id.is_some() && now.id != h.id {
+                    return Err(SessionError::ChangedOnDisk {
+                        path: path.clone(),
+                        what: "another file was put in its place".to_owned(),
+                    });
+                }
+                if now.bytes.len() as u64 != *len {
+                    return Err(SessionError::ChangedOnDisk {
+                        path: path.clone(),
+                        what: format!(
+                            "{len} bytes after this session's last write, {} now: another writer changed it",
+                            now.bytes.len()
+                        ),
+                    });
+                }
+            }
+            None => seen.check_content(now.id, &now.bytes, path)?,
+        }
+        Ok(now.bytes)
     }
 
     /// Syncs per policy and releases the write lock, removing its file, reporting what fails

@@ -5,32 +5,17 @@
 use clawloop_core::message::AgentMessage;
 
 use super::google_turn_ordering::sanitize_google_turn_ordering;
-use super::images::{SanitizeMode, sanitize_session_messages_images};
+use super::images::sanitize_session_messages_images;
 use super::inter_session::annotate_inter_session_user_messages;
+use super::openai_reasoning::{
+    downgrade_openai_function_call_reasoning_pairs, downgrade_openai_reasoning_blocks,
+};
 use super::stale_usage::strip_stale_assistant_usage_before_latest_compaction;
 use super::thinking::drop_thinking_blocks;
 use super::tool_call_inputs::sanitize_tool_call_inputs;
 use super::tool_pairing::{ErroredAssistantPolicy, ToolPairingOptions, repair_tool_pairing};
+use super::transcript_policy::TranscriptPolicy;
 use super::turn_validation::{validate_anthropic_turns, validate_gemini_turns};
-
-/// What a provider needs done to a transcript (the parts of OpenClaw's `TranscriptPolicy`
-/// these transforms use). Choosing the flags for a provider and model is the caller's job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TranscriptPolicy {
-    /// How far image sanitation goes.
-    pub sanitize_mode: SanitizeMode,
-    /// Remove past reasoning blocks.
-    pub drop_thinking_blocks: bool,
-    /// Repair tool-call/result pairing.
-    pub repair_tool_use_result_pairing: bool,
-    /// Put a user turn before a history that starts with the assistant.
-    pub apply_google_turn_ordering: bool,
-    /// Merge consecutive assistant messages ([`validate_replay_turns`]).
-    pub validate_gemini_turns: bool,
-    /// Strip dangling tool calls and merge consecutive user messages
-    /// ([`validate_replay_turns`]).
-    pub validate_anthropic_turns: bool,
-}
 
 /// Options of [`sanitize_session_history`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -50,17 +35,22 @@ pub struct SanitizeOptions<'a> {
 /// 2. images and blank blocks sanitized ([`sanitize_session_messages_images`]);
 /// 3. reasoning dropped when the policy says so ([`drop_thinking_blocks`]);
 /// 4. unusable tool calls removed ([`sanitize_tool_call_inputs`]);
-/// 5. tool-call/result pairing repaired when the policy says so, failed tool-calling
-///    assistant turns dropped ([`repair_tool_pairing`] with [`ErroredAssistantPolicy::Drop`]);
+/// 5. for the OpenAI Responses APIs ([`TranscriptPolicy::downgrade_openai_reasoning`]):
+///    pairing repaired first (when the policy repairs pairing), so displaced results sit
+///    next to their call, then dangling reasoning items and unpaired `fc_…` call ids
+///    downgraded ([`downgrade_openai_reasoning_blocks`],
+///    [`downgrade_openai_function_call_reasoning_pairs`]); for every other API, tool-call/result
+///    pairing repaired when the policy says so, failed tool-calling assistant turns dropped
+///    ([`repair_tool_pairing`] with [`ErroredAssistantPolicy::Drop`]);
 /// 6. `details` removed from tool results ([`strip_tool_result_details`]);
 /// 7. usage from before the latest compaction zeroed
 ///    ([`strip_stale_assistant_usage_before_latest_compaction`]);
 /// 8. a bootstrap user turn put first when the policy says so and the history starts with
 ///    the assistant ([`sanitize_google_turn_ordering`]).
 ///
-/// Not here (OpenClaw runs them in the same function): tool-call id rewriting for Cloud Code
-/// Assist, OpenAI Responses reasoning downgrades, provider plugin hooks and the
-/// `model-snapshot` custom entry, which needs the session itself.
+/// Not here (OpenClaw runs them in the same function): tool-call id rewriting, which the
+/// provider layer does per request ([`TranscriptPolicy::tool_call_id_mode`]), provider plugin
+/// hooks and the `model-snapshot` custom entry, which needs the session itself.
 pub fn sanitize_session_history(
     messages: &[AgentMessage],
     options: &SanitizeOptions<'_>,
@@ -74,13 +64,28 @@ pub fn sanitize_session_history(
         images
     };
     let calls = sanitize_tool_call_inputs(&thinking, options.allowed_tool_names).messages;
-    let paired = if policy.repair_tool_use_result_pairing {
+    let responses = policy.downgrade_openai_reasoning;
+    let repair = |messages: Vec<AgentMessage>| {
         let pairing = ToolPairingOptions {
             errored_assistant: ErroredAssistantPolicy::Drop,
             missing_result_text: None,
             now_ms: options.now_ms,
         };
-        repair_tool_pairing(&calls, &pairing).messages
+        repair_tool_pairing(&messages, &pairing).messages
+    };
+    let paired = if responses {
+        // The `fc_` downgrade renames a call and the results right after it, so displaced
+        // results are put back next to their call first.
+        let repaired = if policy.repair_tool_use_result_pairing {
+            repair(calls)
+        } else {
+            calls
+        };
+        downgrade_openai_function_call_reasoning_pairs(&downgrade_openai_reasoning_blocks(
+            &repaired,
+        ))
+    } else if policy.repair_tool_use_result_pairing {
+        repair(calls)
     } else {
         calls
     };
@@ -138,7 +143,9 @@ mod tests {
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
-    use crate::transforms::{GOOGLE_TURN_ORDER_BOOTSTRAP_TEXT, MISSING_TOOL_RESULT_TEXT};
+    use crate::transforms::{
+        GOOGLE_TURN_ORDER_BOOTSTRAP_TEXT, MISSING_TOOL_RESULT_TEXT, SanitizeMode,
+    };
 
     fn assistant(blocks: Vec<ContentBlock>, stop: StopReason, ts: u64) -> AssistantMessage {
         let mut m = AssistantMessage::empty("anthropic-messages", "anthropic", "m", ts);

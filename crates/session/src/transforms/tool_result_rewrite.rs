@@ -50,7 +50,7 @@ pub struct ToolResultRewrite {
 }
 
 impl ToolResultRewrite {
-    fn unchanged(reason: &'static str) -> Self {
+    pub(crate) fn unchanged(reason: &'static str) -> Self {
         ToolResultRewrite {
             reason: Some(reason),
             ..ToolResultRewrite::default()
@@ -75,7 +75,9 @@ enum Slot {
 /// The recovery plan is [`plan_tool_result_recovery`] with `budget`. Takes the file's write
 /// lock first (waiting up to `options.lock_timeout`), so it fails with
 /// [`SessionError::Locked`] while a [`crate::Transcript`] that has written, or was opened with
-/// `open_locked`, holds it: close that transcript first and reopen it afterwards. A file of an
+/// `open_locked`, holds it: such a transcript truncates through
+/// [`crate::Transcript::truncate_oversized_tool_results`] instead, under the lock it holds. A
+/// file of an
 /// older version is migrated in the same rewrite. The file is refused
 /// ([`SessionError::ChangedOnDisk`]) if it is no longer the file read or its content changed
 /// in any byte while the rewrite was prepared (a writer that ignores the lock, a file put in
@@ -104,8 +106,67 @@ fn rewrite_under_lock(
     let Some(ReadFile { bytes, id }) = read_file(path)? else {
         return Ok(ToolResultRewrite::unchanged("empty session"));
     };
-    let Some(loaded) = load_bytes(path, &bytes)? else {
-        return Ok(ToolResultRewrite::unchanged("empty session"));
+    let planned = match plan_file_rewrite(path, &bytes, budget, BranchLeaf::LastEntry)? {
+        Ok(planned) => planned,
+        Err(unchanged) => return Ok(unchanged),
+    };
+    let io = |e| SessionError::io(path, "rewrite truncated tool results", e);
+    let staged = stage(path, &planned.content, options.fsync != FsyncPolicy::Never).map_err(io)?;
+    // Checked at the last moment, against every byte read: the lock keeps out only the
+    // writers that take it, and whatever else changed the file must not be overwritten.
+    verify_whole(path, id, &bytes)?;
+    staged.replace().map_err(io)?;
+    planned.log(path, budget);
+    Ok(planned.outcome)
+}
+
+/// Where the branch whose tool results are truncated ends.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum BranchLeaf<'a> {
+    /// The last entry in file order (the leaf of a file just opened).
+    LastEntry,
+    /// The entry with this id (an open transcript's leaf).
+    Id(&'a str),
+}
+
+/// The new content of a session file with the oversized tool results of one branch
+/// truncated, and what that changes.
+pub(crate) struct PlannedRewrite {
+    /// The whole file to write.
+    pub content: Vec<u8>,
+    /// What the rewrite does, for the caller to report once it is written.
+    pub outcome: ToolResultRewrite,
+}
+
+impl PlannedRewrite {
+    pub(crate) fn log(&self, path: &Path, budget: &ToolResultBudget) {
+        tracing::info!(
+            path = %path.display(),
+            rewritten = self.outcome.truncated_count,
+            oversized = self.outcome.oversized_count,
+            aggregate = self.outcome.aggregate_count,
+            max_chars = budget.max_chars,
+            aggregate_budget_chars = budget.aggregate_budget_chars,
+            "truncated tool results in session"
+        );
+    }
+}
+
+/// Plans the rewrite of the session file content `bytes` (read from `path`): the recovery plan
+/// ([`plan_tool_result_recovery`] with `budget`) over the branch ending at `leaf`, applied to
+/// the entries in place, every other line (other branches, unusable objects, garbage) written
+/// back as it was, an older version migrated, a torn last line dropped.
+///
+/// `Err` carries the outcome when nothing is to be written: an empty session, or nothing to
+/// truncate on a current-version file.
+pub(crate) fn plan_file_rewrite(
+    path: &Path,
+    bytes: &[u8],
+    budget: &ToolResultBudget,
+    leaf: BranchLeaf<'_>,
+) -> Result<Result<PlannedRewrite, ToolResultRewrite>, SessionError> {
+    let Some(loaded) = load_bytes(path, bytes)? else {
+        return Ok(Err(ToolResultRewrite::unchanged("empty session")));
     };
     let Loaded {
         mut header,
@@ -129,13 +190,17 @@ fn rewrite_under_lock(
     let migrated = migrate(&mut header, &mut objects).is_some();
 
     let (entries, slots) = split_entries(lines);
-    let Some(leaf) = entries.len().checked_sub(1) else {
-        return Ok(ToolResultRewrite::unchanged("empty session"));
-    };
     let mut index: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
     for (i, e) in entries.iter().enumerate() {
         index.insert(e.id(), i);
     }
+    let leaf = match leaf {
+        BranchLeaf::LastEntry => entries.len().checked_sub(1),
+        BranchLeaf::Id(id) => index.get(id).copied(),
+    };
+    let Some(leaf) = leaf else {
+        return Ok(Err(ToolResultRewrite::unchanged("empty session")));
+    };
     let branch = path_to(&entries, &|id| index.get(id).copied(), leaf);
     drop(index);
 
@@ -149,9 +214,9 @@ fn rewrite_under_lock(
     let messages: Vec<AgentMessage> = on_branch.iter().map(|(_, m)| m.clone()).collect();
     let plan = plan_tool_result_recovery(&messages, budget);
     if plan.is_empty() && !migrated {
-        return Ok(ToolResultRewrite::unchanged(
+        return Ok(Err(ToolResultRewrite::unchanged(
             "no oversized or aggregate tool results",
-        ));
+        )));
     }
 
     let mut entries = entries;
@@ -164,31 +229,17 @@ fn rewrite_under_lock(
             m.message = replacement.clone();
         }
     }
-    let content = file_content(&header, &entries, &slots)?;
-
-    let io = |e| SessionError::io(path, "rewrite truncated tool results", e);
-    let staged = stage(path, &content, options.fsync != FsyncPolicy::Never).map_err(io)?;
-    // Checked at the last moment, against every byte read: the lock keeps out only the
-    // writers that take it, and whatever else changed the file must not be overwritten.
-    verify_whole(path, id, &bytes)?;
-    staged.replace().map_err(io)?;
-    tracing::info!(
-        path = %path.display(),
-        rewritten = plan.replacements.len(),
-        oversized = plan.oversized_count,
-        aggregate = plan.aggregate_count,
-        max_chars = budget.max_chars,
-        aggregate_budget_chars = budget.aggregate_budget_chars,
-        "truncated tool results in session"
-    );
-    Ok(ToolResultRewrite {
-        truncated: !plan.is_empty(),
-        truncated_count: plan.replacements.len(),
-        reason: None,
-        oversized_count: plan.oversized_count,
-        aggregate_count: plan.aggregate_count,
-        chars_removed,
-    })
+    Ok(Ok(PlannedRewrite {
+        content: file_content(&header, &entries, &slots)?,
+        outcome: ToolResultRewrite {
+            truncated: !plan.is_empty(),
+            truncated_count: plan.replacements.len(),
+            reason: None,
+            oversized_count: plan.oversized_count,
+            aggregate_count: plan.aggregate_count,
+            chars_removed,
+        },
+    }))
 }
 
 /// The usable entries in file order, and every line's place.
