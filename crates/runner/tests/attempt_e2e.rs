@@ -22,7 +22,9 @@ use clawloop_providers::{
     OpenAiResponses, TransportConfig,
 };
 use clawloop_runner::agent::MessageQueues;
-use clawloop_runner::attempt::{AttemptIo, AttemptParams, AttemptResult, SharedReplySink, run_attempt};
+use clawloop_runner::attempt::{
+    AttemptIo, AttemptParams, AttemptResult, SharedReplySink, run_attempt,
+};
 use clawloop_runner::config::Config;
 use clawloop_runner::prompt::PromptMode;
 use clawloop_session::{SessionOptions, Transcript};
@@ -68,10 +70,19 @@ impl Harness {
         let workspace = dir.path().join("work");
         let session_file = dir.path().join("sessions").join("s1.jsonl");
         std::fs::create_dir_all(session_file.parent().unwrap()).unwrap();
-        Harness { server: ProviderScriptServer::start().await.unwrap(), _dir: dir, workspace, session_file }
+        Harness {
+            server: ProviderScriptServer::start().await.unwrap(),
+            _dir: dir,
+            workspace,
+            session_file,
+        }
     }
 
-    fn model(&self, (provider, api, id, suffix): &(&str, Api, &str, &str), context_window: u64) -> Model {
+    fn model(
+        &self,
+        (provider, api, id, suffix): &(&str, Api, &str, &str),
+        context_window: u64,
+    ) -> Model {
         serde_json::from_value(json!({
             "id": id, "api": api.as_str(), "provider": provider,
             "baseUrl": format!("{}{suffix}", self.server.provider_url(provider)),
@@ -107,8 +118,16 @@ impl Harness {
         }
     }
 
-    async fn run(&self, params: AttemptParams, replies: Vec<Value>, io: AttemptIo) -> AttemptResult {
-        let script = replies.into_iter().map(|r| serde_json::from_value::<ScriptedExchange>(r).unwrap()).collect();
+    async fn run(
+        &self,
+        params: AttemptParams,
+        replies: Vec<Value>,
+        io: AttemptIo,
+    ) -> AttemptResult {
+        let script = replies
+            .into_iter()
+            .map(|r| serde_json::from_value::<ScriptedExchange>(r).unwrap())
+            .collect();
         self.server.begin_turn(script);
         let result = run_attempt(params, io).await;
         let report = self.server.end_turn();
@@ -116,7 +135,10 @@ impl Harness {
             report.problems(),
             Vec::<String>::new(),
             "scripted turn; last assistant {:?}, prompt error {:?}",
-            result.last_assistant.as_ref().map(|a| (&a.error_message, a.stop_reason)),
+            result
+                .last_assistant
+                .as_ref()
+                .map(|a| (&a.error_message, a.stop_reason)),
             result.prompt_error
         );
         result
@@ -144,7 +166,15 @@ fn io() -> (AttemptIo, Arc<Mutex<CollectingSink>>) {
     let collected = Arc::new(Mutex::new(CollectingSink::default()));
     let sink = Arc::clone(&collected);
     let replies = SharedReplySink::new(Forward(sink));
-    (AttemptIo { cancel: CancellationToken::new(), events: None, replies, queues: MessageQueues::new() }, collected)
+    (
+        AttemptIo {
+            cancel: CancellationToken::new(),
+            events: None,
+            replies,
+            queues: MessageQueues::new(),
+        },
+        collected,
+    )
 }
 
 /// Forwards to a shared collecting sink the test reads afterwards.
@@ -157,7 +187,10 @@ impl clawloop_subscribe::SubscriptionSink for Forward {
 }
 
 fn summary(messages: &[AgentMessage]) -> Vec<(String, String)> {
-    messages.iter().map(|m| (m.role().to_owned(), m.text())).collect()
+    messages
+        .iter()
+        .map(|m| (m.role().to_owned(), m.text()))
+        .collect()
 }
 
 fn s(role: &str, text: &str) -> (String, String) {
@@ -177,16 +210,27 @@ async fn a_text_reply_on_every_api_is_answered_and_persisted() {
         let result = h.run(params, vec![text("Hello there.")], io).await;
         assert_eq!(result.prompt_error, None, "{}", api.1);
         assert_eq!(result.assistant_texts, ["Hello there."], "{}", api.1);
-        assert_eq!(result.last_assistant.as_ref().map(|a| a.stop_reason), Some(StopReason::Stop));
+        assert_eq!(
+            result.last_assistant.as_ref().map(|a| a.stop_reason),
+            Some(StopReason::Stop)
+        );
         assert_eq!(collected.lock().block_reply_texts(), ["Hello there."]);
         assert_eq!(
             h.entry_types(),
-            ["model_change", "thinking_level_change", "message:user", "message:assistant"],
+            [
+                "model_change",
+                "thinking_level_change",
+                "message:user",
+                "message:assistant"
+            ],
             "{}",
             api.1
         );
         assert_eq!(h.reopened(), summary(&result.messages_snapshot));
-        assert_eq!(h.reopened(), [s("user", "Say hello."), s("assistant", "Hello there.")]);
+        assert_eq!(
+            h.reopened(),
+            [s("user", "Say hello."), s("assistant", "Hello there.")]
+        );
     }
 }
 
@@ -202,16 +246,43 @@ async fn tool_rounds_on_every_api_change_the_workspace() {
             text("The note says: first line."),
         ];
         let result = h.run(params, replies, io).await;
-        assert_eq!(std::fs::read_to_string(h.workspace.join("notes.txt")).unwrap(), "first line\n", "{}", api.1);
+        assert_eq!(
+            std::fs::read_to_string(h.workspace.join("notes.txt")).unwrap(),
+            "first line\n",
+            "{}",
+            api.1
+        );
         assert_eq!(result.tool_metas.len(), 3, "{}", api.1);
-        let roles: Vec<String> = result.messages_snapshot.iter().map(|m| m.role().to_owned()).collect();
-        assert_eq!(roles, ["user", "assistant", "toolResult", "assistant", "toolResult", "toolResult", "assistant"], "{}", api.1);
+        let roles: Vec<String> = result
+            .messages_snapshot
+            .iter()
+            .map(|m| m.role().to_owned())
+            .collect();
+        assert_eq!(
+            roles,
+            [
+                "user",
+                "assistant",
+                "toolResult",
+                "assistant",
+                "toolResult",
+                "toolResult",
+                "assistant"
+            ],
+            "{}",
+            api.1
+        );
         let read_result = result.messages_snapshot.iter().find_map(|m| match m {
             AgentMessage::ToolResult(r) if r.tool_name == "read" => Some(r.text_content()),
             _ => None,
         });
         assert_eq!(read_result.as_deref(), Some("first line\n"), "{}", api.1);
-        assert_eq!(h.reopened(), summary(&result.messages_snapshot), "{}", api.1);
+        assert_eq!(
+            h.reopened(),
+            summary(&result.messages_snapshot),
+            "{}",
+            api.1
+        );
     }
 }
 
@@ -226,7 +297,9 @@ async fn abort_while_streaming_keeps_the_partial_reply_and_a_valid_file() {
         }
     }) as EventSink);
     let params = h.params(h.model(&APIS[0], 128_000), "Tell a long story.", json!({}));
-    let replies = vec![json!({"reply": {"textChunks": ["Once upon", " a time", " there was"], "stallMs": 30000, "stallAfterChunks": 1}})];
+    let replies = vec![
+        json!({"reply": {"textChunks": ["Once upon", " a time", " there was"], "stallMs": 30000, "stallAfterChunks": 1}}),
+    ];
     let result = h.run(params, replies, io).await;
     assert!(result.aborted);
     let last = result.last_assistant.clone().unwrap();
@@ -246,15 +319,27 @@ async fn abort_inside_bash_kills_the_command_and_ends_the_attempt() {
         }
     }) as EventSink);
     let params = h.params(h.model(&APIS[0], 128_000), "Wait a while.", json!({}));
-    let replies = vec![json!({"reply": {"toolCalls": [{"id": "call_b", "name": "bash", "arguments": {"command": "sleep 30; echo late > late.txt"}}]}})];
+    let replies = vec![
+        json!({"reply": {"toolCalls": [{"id": "call_b", "name": "bash", "arguments": {"command": "sleep 30; echo late > late.txt"}}]}}),
+    ];
     let started = std::time::Instant::now();
     let result = h.run(params, replies, io).await;
     assert!(result.aborted);
-    assert!(started.elapsed() < std::time::Duration::from_secs(25), "the command was killed");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(25),
+        "the command was killed"
+    );
     assert!(!h.workspace.join("late.txt").exists());
-    let roles: Vec<String> = result.messages_snapshot.iter().map(|m| m.role().to_owned()).collect();
+    let roles: Vec<String> = result
+        .messages_snapshot
+        .iter()
+        .map(|m| m.role().to_owned())
+        .collect();
     assert_eq!(roles, ["user", "assistant", "toolResult", "assistant"]);
-    assert_eq!(result.last_assistant.map(|a| a.stop_reason), Some(StopReason::Aborted));
+    assert_eq!(
+        result.last_assistant.map(|a| a.stop_reason),
+        Some(StopReason::Aborted)
+    );
     assert_eq!(h.reopened(), summary(&result.messages_snapshot));
 }
 
@@ -264,7 +349,11 @@ async fn passing_the_threshold_compacts_with_a_summary_request() {
         let h = Harness::new().await;
         let (io, _) = io();
         // Window 40 000, reserve 16 384: 30 000 context tokens is past the threshold.
-        let params = h.params(h.model(api, 40_000), "Remember blue-green.", json!({"agents": {"defaults": {"compaction": {"keepRecentTokens": 1}}}}));
+        let params = h.params(
+            h.model(api, 40_000),
+            "Remember blue-green.",
+            json!({"agents": {"defaults": {"compaction": {"keepRecentTokens": 1}}}}),
+        );
         let replies = vec![
             json!({"reply": {"text": "Noted.", "usage": {"input": 29000, "output": 1000}}}),
             json!({"expectRequest": {"systemContains": ["context summarization assistant"]}, "reply": {"text": "## Goal\nRemember blue-green."}}),
@@ -272,10 +361,35 @@ async fn passing_the_threshold_compacts_with_a_summary_request() {
         let result = h.run(params, replies, io).await;
         assert_eq!(result.compaction_count, 1, "{}", api.1);
         let types = h.entry_types();
-        assert_eq!(types.last().map(String::as_str), Some("compaction"), "{}", api.1);
-        assert_eq!(h.reopened(), summary(&result.messages_snapshot), "{}", api.1);
+        assert_eq!(
+            types.last().map(String::as_str),
+            Some("compaction"),
+            "{}",
+            api.1
+        );
+        assert_eq!(
+            h.reopened(),
+            summary(&result.messages_snapshot),
+            "{}",
+            api.1
+        );
         assert_eq!(h.reopened()[0].0, "compactionSummary");
     }
+}
+
+/// Writes an earlier exchange so a compaction has something to summarize.
+fn seed_history(h: &Harness, model: &Model) {
+    let mut t = Transcript::open(&h.session_file, SessionOptions::default()).unwrap();
+    t.append_message(clawloop_core::message::UserMessage::text(
+        "We deploy billing on Friday with a blue-green rollout.",
+        1,
+    ))
+    .unwrap();
+    let mut a = clawloop_core::message::AssistantMessage::for_model(model, 2);
+    a.content.push(clawloop_core::message::ContentBlock::text(
+        "Understood: Friday, blue-green.",
+    ));
+    t.append_message(a).unwrap();
 }
 
 #[tokio::test]
@@ -283,17 +397,50 @@ async fn an_overflow_compacts_and_the_retry_answers() {
     for api in &APIS {
         let h = Harness::new().await;
         let (io, collected) = io();
-        let params = h.params(h.model(api, 128_000), "Summarize everything.", json!({}));
+        let model = h.model(api, 128_000);
+        seed_history(&h, &model);
+        let config = json!({"agents": {"defaults": {"compaction": {"keepRecentTokens": 10}}}});
+        let params = h.params(model, "Write the deployment checklist.", config);
         let replies = vec![
             json!({"reply": {"status": 400, "body": {"error": {"type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}}}}),
-            json!({"expectRequest": {"systemContains": ["context summarization assistant"]}, "reply": {"text": "## Goal\nSummarize."}}),
-            text("Here is the summary."),
+            json!({"expectRequest": {"systemContains": ["context summarization assistant"], "bodyContains": ["blue-green"]}, "reply": {"text": "## Goal\nDeploy billing Friday, blue-green."}}),
+            text("Checklist: Friday, blue-green."),
         ];
         let result = h.run(params, replies, io).await;
         assert_eq!(result.compaction_count, 1, "{}", api.1);
-        assert_eq!(result.last_assistant.as_ref().map(|a| a.text()), Some("Here is the summary.".to_owned()), "{}", api.1);
-        assert_eq!(collected.lock().block_reply_texts(), ["Here is the summary."], "{}", api.1);
-        assert_eq!(h.reopened(), summary(&result.messages_snapshot), "{}", api.1);
+        assert_eq!(
+            result.last_assistant.as_ref().map(|a| a.text()),
+            Some("Checklist: Friday, blue-green.".to_owned()),
+            "{}",
+            api.1
+        );
+        assert_eq!(
+            collected.lock().block_reply_texts(),
+            ["Checklist: Friday, blue-green."],
+            "{}",
+            api.1
+        );
+        // pi keeps the failed reply in the file and on the branch (every provider drops failed
+        // replies when it builds a request); the in-memory conversation dropped it for the retry.
+        let reopened = h.reopened();
+        let mut expected = summary(&result.messages_snapshot);
+        expected.insert(expected.len() - 1, s("assistant", ""));
+        assert_eq!(reopened, expected, "{}", api.1);
+        // keepRecentTokens 10 cuts inside the earlier turn, so this is pi's split-turn summary.
+        assert_eq!(reopened[0].0, "compactionSummary", "{}", api.1);
+        assert!(
+            reopened[0].1.ends_with(
+                "**Turn Context (split turn):**\n\n## Goal\nDeploy billing Friday, blue-green."
+            ),
+            "{}",
+            reopened[0].1
+        );
+        assert_eq!(
+            reopened.last(),
+            Some(&s("assistant", "Checklist: Friday, blue-green.")),
+            "{}",
+            api.1
+        );
     }
 }
 
@@ -303,13 +450,22 @@ async fn a_tool_call_left_by_a_killed_run_is_answered_in_the_file() {
     // A previous run wrote the call and was killed before its result.
     {
         let mut t = Transcript::open(&h.session_file, SessionOptions::default()).unwrap();
-        t.append_message(clawloop_core::message::UserMessage::text("run it", 1)).unwrap();
-        let mut a = clawloop_core::message::AssistantMessage::empty("openai-completions", "acme", "m-chat", 2);
-        a.content.push(clawloop_core::message::ContentBlock::ToolCall(clawloop_core::message::ToolCall::new(
-            "call_dead",
-            "bash",
-            json!({"command": "make"}),
-        )));
+        t.append_message(clawloop_core::message::UserMessage::text("run it", 1))
+            .unwrap();
+        let mut a = clawloop_core::message::AssistantMessage::empty(
+            "openai-completions",
+            "acme",
+            "m-chat",
+            2,
+        );
+        a.content
+            .push(clawloop_core::message::ContentBlock::ToolCall(
+                clawloop_core::message::ToolCall::new(
+                    "call_dead",
+                    "bash",
+                    json!({"command": "make"}),
+                ),
+            ));
         a.stop_reason = StopReason::ToolUse;
         t.append_message(a).unwrap();
     }
@@ -321,10 +477,13 @@ async fn a_tool_call_left_by_a_killed_run_is_answered_in_the_file() {
     })];
     h.run(params, replies, io).await;
     let t = Transcript::open(&h.session_file, SessionOptions::default()).unwrap();
-    let repaired = t.build_context().messages.into_iter().find_map(|m| match m {
-        AgentMessage::ToolResult(r) => Some((r.tool_call_id, r.is_error)),
-        _ => None,
-    });
+    let repaired = t
+        .build_context()
+        .messages
+        .into_iter()
+        .find_map(|m| match m {
+            AgentMessage::ToolResult(r) => Some((r.tool_call_id, r.is_error)),
+            _ => None,
+        });
     assert_eq!(repaired, Some(("call_dead".to_owned(), true)));
 }
-

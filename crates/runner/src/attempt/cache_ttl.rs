@@ -33,8 +33,10 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     fn model(api: &str, provider: &str, id: &str) -> Model {
-        serde_json::from_value(json!({"id": id, "api": api, "provider": provider, "contextWindow": 1, "maxTokens": 1}))
-            .unwrap_or_else(|e| panic!("{e}"))
+        serde_json::from_value(
+            json!({"id": id, "api": api, "provider": provider, "contextWindow": 1, "maxTokens": 1}),
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]
@@ -42,7 +44,12 @@ mod tests {
         let rows = [
             ("anthropic-messages", "anthropic", "claude-sonnet-4-5", true),
             ("anthropic-messages", "proxy", "claude-haiku-4-5", true),
-            ("openai-completions", "kilocode", "anthropic/claude-sonnet-4", true),
+            (
+                "openai-completions",
+                "kilocode",
+                "anthropic/claude-sonnet-4",
+                true,
+            ),
             ("openai-completions", "kilocode", "openai/gpt-5", false),
             ("google-generative-ai", "google", "gemini-2.5-pro", true),
             ("google-generative-ai", "google", "gemini-1.5-flash", false),
@@ -50,7 +57,11 @@ mod tests {
             ("ollama", "ollama", "llama3", false),
         ];
         for (api, provider, id, expected) in rows {
-            assert_eq!(is_cache_ttl_eligible(&model(api, provider, id)), expected, "{provider}/{id}");
+            assert_eq!(
+                is_cache_ttl_eligible(&model(api, provider, id)),
+                expected,
+                "{provider}/{id}"
+            );
         }
     }
 

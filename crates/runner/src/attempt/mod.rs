@@ -43,13 +43,17 @@ use clawloop_tools::execute::EventSink;
 use clawloop_tools::{ToolExecutor, ToolPolicy, ToolRegistry};
 use parking_lot::Mutex;
 
-use crate::agent::{AgentLoopConfig, AgentSession, AutoCompactionSettings, PersistError, TranscriptHandle};
+use crate::agent::{
+    AgentLoopConfig, AgentSession, AutoCompactionSettings, PersistError, TranscriptHandle,
+};
 use crate::compaction::{CompactionSettings, Compactor, compaction_timeout};
 use crate::config::{AgentDefaults, BreakMode, ContextPruningMode};
-use crate::prompt::skills::{SkillRoots, SkillsPromptLimits, format_skills_prompt, load_skills, skill_env_overlay};
+use crate::prompt::skills::{
+    SkillRoots, SkillsPromptLimits, format_skills_prompt, load_skills, skill_env_overlay,
+};
 
 pub use cache_ttl::{CACHE_TTL_CUSTOM_TYPE, cache_ttl_data, is_cache_ttl_eligible};
-pub use history::{prepare_history, transcript_policy};
+pub use history::{ToolResultContextGuard, prepare_history, transcript_policy};
 pub use params::{AttemptIo, AttemptParams};
 pub use reply_sink::SharedReplySink;
 pub use result::{AttemptResult, PromptError, PromptErrorSource};
@@ -61,7 +65,10 @@ type SharedSubscription = Arc<Mutex<Subscription<SharedReplySink>>>;
 /// error, an errored or aborted last assistant message, a timeout flag), as OpenClaw's attempt
 /// reports it to the run loop.
 pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult {
-    let mut result = AttemptResult { session_id_used: params.session_id.clone(), ..AttemptResult::default() };
+    let mut result = AttemptResult {
+        session_id_used: params.session_id.clone(),
+        ..AttemptResult::default()
+    };
     let defaults = params.config.defaults().clone();
     let run_cancel = io.cancel.child_token();
 
@@ -73,12 +80,19 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
         )));
         return result;
     }
-    let roots = SkillRoots { workspace_dir: params.workspace_dir.clone(), home_dir: params.home_dir.clone() };
-    let skills = tokio::task::spawn_blocking(move || load_skills(&roots)).await.unwrap_or_default();
+    let roots = SkillRoots {
+        workspace_dir: params.workspace_dir.clone(),
+        home_dir: params.home_dir.clone(),
+    };
+    let skills = tokio::task::spawn_blocking(move || load_skills(&roots))
+        .await
+        .unwrap_or_default();
     for warning in &skills.warnings {
         tracing::warn!(target: "clawloop::skills", "{warning}");
     }
-    let overlay = skill_env_overlay(&skills.skills, &|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()));
+    let overlay = skill_env_overlay(&skills.skills, &|name| {
+        std::env::var_os(name).is_some_and(|v| !v.is_empty())
+    });
     let skills_prompt = format_skills_prompt(&skills.skills, SkillsPromptLimits::default());
 
     // B: tools and session.
@@ -98,7 +112,10 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
         workspace_dir: Some(params.workspace_dir.clone()),
     };
     let executor = ToolExecutor::new(registry.clone())
-        .with_hooks(Arc::new(PluginHooks::new(Arc::clone(&params.hooks), hook_context.clone())))
+        .with_hooks(Arc::new(PluginHooks::new(
+            Arc::clone(&params.hooks),
+            hook_context.clone(),
+        )))
         .with_clock(Arc::clone(&params.clock));
     let session_options = SessionOptions {
         clock: Arc::clone(&params.clock),
@@ -106,13 +123,14 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
         session_id: Some(params.session_id.clone()),
         ..SessionOptions::default()
     };
-    let transcript = match TranscriptHandle::open_locked(&params.session_file, session_options).await {
-        Ok(transcript) => transcript,
-        Err(err) => {
-            result.prompt_error = Some(prompt_error(err.to_string()));
-            return result;
-        }
-    };
+    let transcript =
+        match TranscriptHandle::open_locked(&params.session_file, session_options).await {
+            Ok(transcript) => transcript,
+            Err(err) => {
+                result.prompt_error = Some(prompt_error(err.to_string()));
+                return result;
+            }
+        };
 
     // C: history.
     let now = params.clock.now_ms();
@@ -127,20 +145,33 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
         result.session_id_used = id;
     }
     let tool_names: Vec<String> = registry.names().into_iter().map(str::to_owned).collect();
-    let history = prepare_history(&prepared.context, &params.model, &tool_names, params.session_key.as_deref(), now);
-    let subscription: SharedSubscription =
-        Arc::new(Mutex::new(Subscription::new(subscription_options(&defaults), io.replies.clone())));
+    let history = prepare_history(
+        &prepared.context,
+        &params.model,
+        &tool_names,
+        params.session_key.as_deref(),
+        now,
+    );
+    let subscription: SharedSubscription = Arc::new(Mutex::new(Subscription::new(
+        subscription_options(&defaults),
+        io.replies.clone(),
+    )));
 
     // D: hooks, system prompt, prompt.
     let prompt_text = join_prompt(prepared.orphaned_prompt.as_deref(), &params.prompt);
-    let hook_event = PromptBuildEvent { prompt: prompt_text.clone(), messages: Arc::from(history.clone()) };
+    let hook_event = PromptBuildEvent {
+        prompt: prompt_text.clone(),
+        messages: Arc::from(history.clone()),
+    };
     let hooked = system_prompt::run_prompt_hooks(&params.hooks, &hook_context, &hook_event).await;
     let prompt_text = match &hooked.prepend_context {
         Some(context) if !context.is_empty() => format!("{context}\n\n{prompt_text}"),
         _ => prompt_text,
     };
-    let tool_definitions = registry.definitions(clawloop_tools::Dialect::for_api(&params.model.api));
-    let built = system_prompt::build(&params, &tool_definitions, &skills_prompt.text, &hooked).await;
+    let tool_definitions =
+        registry.definitions(clawloop_tools::Dialect::for_api(&params.model.api));
+    let built =
+        system_prompt::build(&params, &tool_definitions, &skills_prompt.text, &hooked).await;
     result.system_prompt_report = Some(built.report);
 
     let mut options = StreamOptions {
@@ -161,7 +192,9 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
         executor,
         tool_context,
         queues: io.queues.clone(),
-        transform: None,
+        transform: Some(Arc::new(ToolResultContextGuard {
+            context_window_tokens: params.model.context_window,
+        })),
         client_calls: Some(pending_calls.clone()),
         clock: Arc::clone(&params.clock),
     };
@@ -172,12 +205,26 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
     };
     let compactor = Compactor::new(Arc::clone(&params.provider), params.model.clone())
         .with_settings(compaction_settings)
-        .with_timeout(compaction_timeout(Some(defaults.compaction.timeout_seconds)))
-        .with_stream_options(StreamOptions { api_key: params.api_key.clone(), ..StreamOptions::default() })
+        .with_timeout(compaction_timeout(Some(
+            defaults.compaction.timeout_seconds,
+        )))
+        .with_stream_options(StreamOptions {
+            api_key: params.api_key.clone(),
+            ..StreamOptions::default()
+        })
         .with_context_window(params.model.context_window)
         .with_clock(Arc::clone(&params.clock));
-    let auto = AutoCompactionSettings { enabled: defaults.compaction.enabled, reserve_tokens: defaults.compaction.reserve_tokens };
-    let mut session = match AgentSession::new(transcript.clone(), history, loop_config, Arc::new(compactor), auto) {
+    let auto = AutoCompactionSettings {
+        enabled: defaults.compaction.enabled,
+        reserve_tokens: defaults.compaction.reserve_tokens,
+    };
+    let mut session = match AgentSession::new(
+        transcript.clone(),
+        history,
+        loop_config,
+        Arc::new(compactor),
+        auto,
+    ) {
         Ok(session) => session,
         Err(err) => {
             result.prompt_error = Some(prompt_error(err.to_string()));
@@ -218,7 +265,10 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
         && !result.timed_out_during_compaction
     {
         let data = cache_ttl_data(&params.model, params.clock.now_ms());
-        if let Err(err) = transcript.try_with(move |t| t.append_custom(CACHE_TTL_CUSTOM_TYPE, Some(data))).await {
+        if let Err(err) = transcript
+            .try_with(move |t| t.append_custom(CACHE_TTL_CUSTOM_TYPE, Some(data)))
+            .await
+        {
             tracing::warn!(target: "clawloop::attempt", "cannot record the cache-ttl marker: {err}");
         }
     }
@@ -233,7 +283,10 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
     result.timed_out |= idle;
     result.aborted = run_cancel.is_cancelled()
         || idle
-        || result.last_assistant.as_ref().is_some_and(|a| a.stop_reason == StopReason::Aborted);
+        || result
+            .last_assistant
+            .as_ref()
+            .is_some_and(|a| a.stop_reason == StopReason::Aborted);
     result.messages_snapshot = session.messages().to_vec();
     result.pending_tool_calls = pending_calls.take();
     collect_subscription(&subscription, &mut result);
@@ -244,7 +297,10 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
 
 /// A prompt error from sending the prompt.
 fn prompt_error(message: String) -> PromptError {
-    PromptError { message, source: PromptErrorSource::Prompt }
+    PromptError {
+        message,
+        source: PromptErrorSource::Prompt,
+    }
 }
 
 /// The tool pool under the configured policy, plus the run's client tools.
@@ -282,7 +338,10 @@ struct PreparedSession {
 
 /// Reads the context; answers dangling tool calls in the file; takes an orphaned user prompt
 /// off the branch so this run's prompt carries it (two user turns are never consecutive).
-async fn prepare_session(transcript: &TranscriptHandle, now: u64) -> Result<PreparedSession, PersistError> {
+async fn prepare_session(
+    transcript: &TranscriptHandle,
+    now: u64,
+) -> Result<PreparedSession, PersistError> {
     transcript
         .try_with(move |t| {
             let is_new = t.entry_count() == 0;
@@ -338,7 +397,11 @@ fn join_prompt(orphaned: Option<&str>, prompt: &str) -> String {
     }
 }
 
-fn user_prompt(text: &str, images: &[clawloop_core::message::ImageContent], now: u64) -> AgentMessage {
+fn user_prompt(
+    text: &str,
+    images: &[clawloop_core::message::ImageContent],
+    now: u64,
+) -> AgentMessage {
     if images.is_empty() {
         return AgentMessage::User(UserMessage::text(text, now));
     }

@@ -5,13 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use clawloop_core::ThinkLevel;
 use clawloop_core::clock::Clock;
 use clawloop_core::hooks::Hooks;
 use clawloop_core::message::ImageContent;
 use clawloop_core::model::Model;
 use clawloop_core::provider::LlmStream;
 use clawloop_core::tool::Tool;
-use clawloop_core::ThinkLevel;
 use clawloop_tools::client_tools::ClientToolDefinition;
 use clawloop_tools::execute::EventSink;
 use tokio_util::sync::CancellationToken;

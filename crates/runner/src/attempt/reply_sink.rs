@@ -22,7 +22,9 @@ impl std::fmt::Debug for SharedReplySink {
 impl SharedReplySink {
     /// Shares `sink`.
     pub fn new(sink: impl SubscriptionSink + Send + 'static) -> Self {
-        SharedReplySink { inner: Arc::new(Mutex::new(sink)) }
+        SharedReplySink {
+            inner: Arc::new(Mutex::new(sink)),
+        }
     }
 
     /// A sink that drops everything.

@@ -81,7 +81,12 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn the_limit_cancels_the_run() {
         let cancel = CancellationToken::new();
-        let timer = RunTimer::start(Some(Duration::from_secs(10)), Duration::from_secs(300), cancel.clone(), || false);
+        let timer = RunTimer::start(
+            Some(Duration::from_secs(10)),
+            Duration::from_secs(300),
+            cancel.clone(),
+            || false,
+        );
         tokio::time::sleep(Duration::from_secs(9)).await;
         assert!(!cancel.is_cancelled());
         tokio::time::sleep(Duration::from_secs(2)).await;
@@ -92,7 +97,12 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_running_compaction_gets_its_own_timeout_once() {
         let cancel = CancellationToken::new();
-        let timer = RunTimer::start(Some(Duration::from_secs(10)), Duration::from_secs(300), cancel.clone(), || true);
+        let timer = RunTimer::start(
+            Some(Duration::from_secs(10)),
+            Duration::from_secs(300),
+            cancel.clone(),
+            || true,
+        );
         tokio::time::sleep(Duration::from_secs(200)).await;
         assert!(!cancel.is_cancelled());
         assert!(timer.flags().during_compaction() && !timer.flags().timed_out());
@@ -104,7 +114,12 @@ mod tests {
     async fn no_limit_never_fires_and_a_dropped_timer_stops() {
         let cancel = CancellationToken::new();
         let none = RunTimer::start(None, Duration::ZERO, cancel.clone(), || false);
-        let dropped = RunTimer::start(Some(Duration::from_secs(1)), Duration::ZERO, cancel.clone(), || false);
+        let dropped = RunTimer::start(
+            Some(Duration::from_secs(1)),
+            Duration::ZERO,
+            cancel.clone(),
+            || false,
+        );
         drop(dropped);
         tokio::time::sleep(Duration::from_secs(5)).await;
         assert!(!cancel.is_cancelled() && !none.flags().timed_out());

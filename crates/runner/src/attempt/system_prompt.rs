@@ -29,7 +29,11 @@ pub struct HookedPrompt {
 
 /// Runs both prompt hooks. `before_prompt_build` wins for the system prompt; prepended contexts
 /// are joined in hook order.
-pub async fn run_prompt_hooks(hooks: &Arc<dyn Hooks>, ctx: &HookContext, event: &PromptBuildEvent) -> HookedPrompt {
+pub async fn run_prompt_hooks(
+    hooks: &Arc<dyn Hooks>,
+    ctx: &HookContext,
+    event: &PromptBuildEvent,
+) -> HookedPrompt {
     let mut hooked = HookedPrompt::default();
     let mut prepend = Vec::new();
     match hooks.before_prompt_build(ctx, event).await {
@@ -40,7 +44,9 @@ pub async fn run_prompt_hooks(hooks: &Arc<dyn Hooks>, ctx: &HookContext, event: 
             hooked.append_system_context = result.append_system_context;
         }
         Ok(None) => {}
-        Err(err) => tracing::warn!(target: "clawloop::hooks", "before_prompt_build hook failed: {err}"),
+        Err(err) => {
+            tracing::warn!(target: "clawloop::hooks", "before_prompt_build hook failed: {err}")
+        }
     }
     match hooks.before_agent_start(ctx, event).await {
         Ok(Some(result)) => {
@@ -50,9 +56,14 @@ pub async fn run_prompt_hooks(hooks: &Arc<dyn Hooks>, ctx: &HookContext, event: 
             }
         }
         Ok(None) => {}
-        Err(err) => tracing::warn!(target: "clawloop::hooks", "before_agent_start hook failed: {err}"),
+        Err(err) => {
+            tracing::warn!(target: "clawloop::hooks", "before_agent_start hook failed: {err}")
+        }
     }
-    let prepend: Vec<String> = prepend.into_iter().filter(|p| !p.trim().is_empty()).collect();
+    let prepend: Vec<String> = prepend
+        .into_iter()
+        .filter(|p| !p.trim().is_empty())
+        .collect();
     if !prepend.is_empty() {
         hooked.prepend_context = Some(prepend.join("\n\n"));
     }
@@ -69,9 +80,11 @@ pub async fn build(
 ) -> SystemPrompt {
     let workspace = params.workspace_dir.clone();
     let mode = params.prompt_mode;
-    let loaded = tokio::task::spawn_blocking(move || load_context_files(&workspace, mode, ContextBudget::default()))
-        .await
-        .unwrap_or_default();
+    let loaded = tokio::task::spawn_blocking(move || {
+        load_context_files(&workspace, mode, ContextBudget::default())
+    })
+    .await
+    .unwrap_or_default();
     for warning in &loaded.warnings {
         tracing::warn!(target: "clawloop::prompt", "{warning}");
     }
@@ -86,7 +99,11 @@ pub async fn build(
         }
         .with_model(&params.model.provider, &params.model.id),
         think_level: params.thinking,
-        user_time: Some(UserTime::now(params.timezone.clone(), params.clock.as_ref(), HourFormat::default())),
+        user_time: Some(UserTime::now(
+            params.timezone.clone(),
+            params.clock.as_ref(),
+            HourFormat::default(),
+        )),
         skills_prompt: (!skills_prompt.is_empty()).then(|| skills_prompt.to_owned()),
         extra_system_prompt: params.extra_system_prompt.clone(),
         context_files: loaded.files,
@@ -96,10 +113,18 @@ pub async fn build(
     if let Some(replacement) = &hooked.system_prompt {
         built.text = replacement.trim().to_owned();
     }
-    if let Some(before) = hooked.prepend_system_context.as_deref().filter(|s| !s.trim().is_empty()) {
+    if let Some(before) = hooked
+        .prepend_system_context
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+    {
         built.text = format!("{before}\n\n{}", built.text);
     }
-    if let Some(after) = hooked.append_system_context.as_deref().filter(|s| !s.trim().is_empty()) {
+    if let Some(after) = hooked
+        .append_system_context
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+    {
         built.text = format!("{}\n\n{after}", built.text);
     }
     built
