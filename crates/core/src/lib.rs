@@ -42,6 +42,7 @@ pub mod hooks;
 pub mod message;
 pub mod model;
 pub mod provider;
+pub mod session_index;
 pub mod stream_event;
 pub mod tokens;
 pub mod tool;
