@@ -15,6 +15,7 @@
 //! ```
 
 pub mod agent;
+pub mod attempt;
 pub mod auth;
 pub mod compaction;
 pub mod config;

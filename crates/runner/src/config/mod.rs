@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use clawloop_providers::catalog::ModelsConfig;
+
+use crate::auth::AuthConfig;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -34,9 +36,12 @@ pub struct Config {
     /// `[cliBackends.<id>]`: external agent CLIs run as providers.
     #[serde(default)]
     pub cli_backends: BTreeMap<String, Value>,
-    /// `[auth]`, read by the auth-profile store.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub auth: Option<Value>,
+    /// `[auth]` as written; [`Config::auth`] is its typed form.
+    #[serde(default, rename = "auth", skip_serializing_if = "Option::is_none")]
+    pub auth_table: Option<Value>,
+    /// `[auth]`, checked and typed when the config is read.
+    #[serde(skip)]
+    pub auth: AuthConfig,
     /// Keys this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -55,12 +60,18 @@ pub struct ConfigError {
 impl Config {
     /// Reads the configuration from a JSON value (the shape of `config.toml` as JSON).
     pub fn from_value(value: Value) -> Result<Config, ConfigError> {
-        let config: Config =
+        let mut config: Config =
             serde_path_to_error::deserialize(value).map_err(|err| ConfigError {
                 path: err.path().to_string(),
                 message: err.inner().to_string(),
             })?;
         config.validate()?;
+        if let Some(table) = &config.auth_table {
+            config.auth = AuthConfig::from_json(table).map_err(|err| ConfigError {
+                path: err.key,
+                message: err.message,
+            })?;
+        }
         Ok(config)
     }
 
@@ -180,6 +191,10 @@ mod tests {
         assert_eq!(d.extra.get("futureKey"), Some(&json!(1)));
         assert_eq!(config.extra.get("gateway"), Some(&json!({"port": 1})));
         assert!(config.models.providers.contains_key("acme"));
+        let with_auth =
+            Config::from_value(json!({"auth": {"order": {"openai": ["openai:b", "openai:a"]}}}))
+                .unwrap_or_default();
+        assert_eq!(with_auth.auth.order.get("openai").map(Vec::len), Some(2));
     }
 
     #[test]

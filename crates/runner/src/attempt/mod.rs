@@ -1,0 +1,466 @@
+//! One attempt of one model with one key (`run_attempt`, seed 000, SPEC §8.3): from a prompt to
+//! a finished, valid transcript and an [`AttemptResult`] the run loop decides on.
+//!
+//! Five phases, in the seed's order:
+//! * **A — environment**: the workspace (created when missing), skills, their environment
+//!   overlay (given to tools through `ToolContext.env`, never set on the process) and prompt.
+//! * **B — tools and session**: the tool pool under the tool policy plus the client tools; the
+//!   transcript opened under its write lock (the wait runs on the blocking pool).
+//! * **C — history**: the context rebuilt, a dangling tool call from a killed run answered *in
+//!   the file*, an orphaned user prompt merged into this one, the history pipeline applied; the
+//!   subscription set up.
+//! * **D — prompt**: `before_prompt_build` / `before_agent_start` hooks (a failing hook only
+//!   warns), the system prompt, the prompt through the agent session (persistence, compaction,
+//!   one overflow retry), then the cache-TTL marker when context pruning asks for it.
+//! * **E — always**: the writer flushed, the subscription's view collected, the transcript (and
+//!   its lock) released.
+
+mod cache_ttl;
+mod history;
+mod params;
+mod reply_sink;
+mod result;
+mod run_timer;
+mod system_prompt;
+
+use std::sync::Arc;
+
+use clawloop_core::agent_event::AgentEvent;
+use clawloop_core::classify::is_idle_timeout_error;
+use clawloop_core::hooks::{HookContext, PromptBuildEvent};
+use clawloop_core::message::{AgentMessage, ContentBlock, UserContent, UserMessage};
+use clawloop_core::model::StreamOptions;
+use clawloop_core::tool::{Tool, ToolContext};
+use clawloop_core::{StopReason, ThinkLevel};
+use clawloop_session::transforms::dangling_tool_call_results;
+use clawloop_session::{SessionEntry, SessionOptions};
+use clawloop_subscribe::{
+    BlockReplyBreak, BreakPreference, ChunkingOptions, Subscription, SubscriptionOptions,
+};
+use clawloop_tools::call_hooks::PluginHooks;
+use clawloop_tools::client_tools::{PendingToolCalls, client_tools};
+use clawloop_tools::execute::EventSink;
+use clawloop_tools::{ToolExecutor, ToolPolicy, ToolRegistry};
+use parking_lot::Mutex;
+
+use crate::agent::{
+    AgentLoopConfig, AgentSession, AutoCompactionSettings, PersistError, TranscriptHandle,
+};
+use crate::compaction::{CompactionSettings, Compactor, compaction_timeout};
+use crate::config::{AgentDefaults, BreakMode, ContextPruningMode};
+use crate::prompt::skills::{
+    SkillRoots, SkillsPromptLimits, format_skills_prompt, load_skills, skill_env_overlay,
+};
+
+pub use cache_ttl::{CACHE_TTL_CUSTOM_TYPE, cache_ttl_data, is_cache_ttl_eligible};
+pub use history::{ToolResultContextGuard, prepare_history, transcript_policy};
+pub use params::{AttemptIo, AttemptParams};
+pub use reply_sink::SharedReplySink;
+pub use result::{AttemptResult, PromptError, PromptErrorSource};
+pub use run_timer::{RunTimer, TimerFlags};
+
+type SharedSubscription = Arc<Mutex<Subscription<SharedReplySink>>>;
+
+/// Runs one attempt. It never fails as a function: every failure is in the result (a prompt
+/// error, an errored or aborted last assistant message, a timeout flag), as OpenClaw's attempt
+/// reports it to the run loop.
+pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult {
+    let mut result = AttemptResult {
+        session_id_used: params.session_id.clone(),
+        ..AttemptResult::default()
+    };
+    let defaults = params.config.defaults().clone();
+    let run_cancel = io.cancel.child_token();
+
+    // A: environment.
+    if let Err(err) = tokio::fs::create_dir_all(&params.workspace_dir).await {
+        result.prompt_error = Some(prompt_error(format!(
+            "cannot create the workspace {}: {err}",
+            params.workspace_dir.display()
+        )));
+        return result;
+    }
+    let roots = SkillRoots {
+        workspace_dir: params.workspace_dir.clone(),
+        home_dir: params.home_dir.clone(),
+    };
+    let skills = tokio::task::spawn_blocking(move || load_skills(&roots))
+        .await
+        .unwrap_or_default();
+    for warning in &skills.warnings {
+        tracing::warn!(target: "clawloop::skills", "{warning}");
+    }
+    let overlay = skill_env_overlay(&skills.skills, &|name| {
+        std::env::var_os(name).is_some_and(|v| !v.is_empty())
+    });
+    let skills_prompt = format_skills_prompt(&skills.skills, SkillsPromptLimits::default());
+
+    // B: tools and session.
+    let pending_calls = PendingToolCalls::new();
+    let registry = match tool_registry(&params, &defaults, &pending_calls) {
+        Ok(registry) => registry,
+        Err(message) => {
+            result.prompt_error = Some(prompt_error(message));
+            return result;
+        }
+    };
+    let hook_context = HookContext {
+        agent_id: params.agent_id.clone(),
+        session_key: params.session_key.clone(),
+        session_id: params.session_id.clone(),
+        run_id: params.run_id.clone(),
+        workspace_dir: Some(params.workspace_dir.clone()),
+    };
+    let executor = ToolExecutor::new(registry.clone())
+        .with_hooks(Arc::new(PluginHooks::new(
+            Arc::clone(&params.hooks),
+            hook_context.clone(),
+        )))
+        .with_clock(Arc::clone(&params.clock));
+    let session_options = SessionOptions {
+        clock: Arc::clone(&params.clock),
+        cwd: Some(params.workspace_dir.display().to_string()),
+        session_id: Some(params.session_id.clone()),
+        ..SessionOptions::default()
+    };
+    let transcript =
+        match TranscriptHandle::open_locked(&params.session_file, session_options).await {
+            Ok(transcript) => transcript,
+            Err(err) => {
+                result.prompt_error = Some(prompt_error(err.to_string()));
+                return result;
+            }
+        };
+
+    // C: history.
+    let now = params.clock.now_ms();
+    let prepared = match prepare_session(&transcript, now).await {
+        Ok(prepared) => prepared,
+        Err(err) => {
+            result.prompt_error = Some(prompt_error(err.to_string()));
+            return result;
+        }
+    };
+    if let Some(id) = prepared.header_session_id.clone() {
+        result.session_id_used = id;
+    }
+    let tool_names: Vec<String> = registry.names().into_iter().map(str::to_owned).collect();
+    let history = prepare_history(
+        &prepared.context,
+        &params.model,
+        &tool_names,
+        params.session_key.as_deref(),
+        now,
+    );
+    let subscription: SharedSubscription = Arc::new(Mutex::new(Subscription::new(
+        subscription_options(&defaults),
+        io.replies.clone(),
+    )));
+
+    // D: hooks, system prompt, prompt.
+    let prompt_text = join_prompt(prepared.orphaned_prompt.as_deref(), &params.prompt);
+    let hook_event = PromptBuildEvent {
+        prompt: prompt_text.clone(),
+        messages: Arc::from(history.clone()),
+    };
+    let hooked = system_prompt::run_prompt_hooks(&params.hooks, &hook_context, &hook_event).await;
+    let prompt_text = match &hooked.prepend_context {
+        Some(context) if !context.is_empty() => format!("{context}\n\n{prompt_text}"),
+        _ => prompt_text,
+    };
+    let tool_definitions =
+        registry.definitions(clawloop_tools::Dialect::for_api(&params.model.api));
+    let built =
+        system_prompt::build(&params, &tool_definitions, &skills_prompt.text, &hooked).await;
+    result.system_prompt_report = Some(built.report);
+
+    let mut options = StreamOptions {
+        api_key: params.api_key.clone(),
+        reasoning: (params.thinking != ThinkLevel::Off).then_some(params.thinking),
+        session_id: Some(params.session_id.clone()),
+        ..StreamOptions::default()
+    };
+    options.cancel = run_cancel.clone();
+    let mut tool_context = ToolContext::new(&params.workspace_dir);
+    tool_context.env = overlay.vars;
+    tool_context.limits.timeout = None;
+    let loop_config = AgentLoopConfig {
+        model: params.model.clone(),
+        provider: Arc::clone(&params.provider),
+        options,
+        system_prompt: Some(built.text),
+        executor,
+        tool_context,
+        queues: io.queues.clone(),
+        transform: Some(Arc::new(ToolResultContextGuard {
+            context_window_tokens: params.model.context_window,
+        })),
+        client_calls: Some(pending_calls.clone()),
+        clock: Arc::clone(&params.clock),
+    };
+    let compaction_settings = CompactionSettings {
+        reserve_tokens: defaults.compaction.reserve_tokens,
+        keep_recent_tokens: defaults.compaction.keep_recent_tokens,
+        ..CompactionSettings::default()
+    };
+    let compactor = Compactor::new(Arc::clone(&params.provider), params.model.clone())
+        .with_settings(compaction_settings)
+        .with_timeout(compaction_timeout(Some(
+            defaults.compaction.timeout_seconds,
+        )))
+        .with_stream_options(StreamOptions {
+            api_key: params.api_key.clone(),
+            ..StreamOptions::default()
+        })
+        .with_context_window(params.model.context_window)
+        .with_clock(Arc::clone(&params.clock));
+    let auto = AutoCompactionSettings {
+        enabled: defaults.compaction.enabled,
+        reserve_tokens: defaults.compaction.reserve_tokens,
+    };
+    let mut session = match AgentSession::new(
+        transcript.clone(),
+        history,
+        loop_config,
+        Arc::new(compactor),
+        auto,
+    ) {
+        Ok(session) => session,
+        Err(err) => {
+            result.prompt_error = Some(prompt_error(err.to_string()));
+            return result;
+        }
+    };
+    if let Err(err) = record_model_and_thinking(&mut session, &prepared, &params).await {
+        result.prompt_error = Some(prompt_error(err.to_string()));
+        return result;
+    }
+
+    let sink = event_sink(&subscription, io.events.clone());
+    let timer = {
+        let subscription = Arc::clone(&subscription);
+        RunTimer::start(
+            params.timeout,
+            compaction_timeout(Some(defaults.compaction.timeout_seconds)),
+            run_cancel.clone(),
+            move || subscription.lock().is_compacting(),
+        )
+    };
+    let prompt = user_prompt(&prompt_text, &params.images, now);
+    let outcome = session.prompt(vec![prompt], &run_cancel, &sink).await;
+    match outcome {
+        Ok(outcome) => {
+            result.compaction_count = outcome.compaction_count;
+            result.last_assistant = outcome.last_assistant().cloned();
+        }
+        Err(err) => result.prompt_error = Some(prompt_error(err.to_string())),
+    }
+    result.timed_out = timer.flags().timed_out();
+    result.timed_out_during_compaction = timer.flags().during_compaction() && result.timed_out;
+    drop(timer);
+
+    if defaults.context_pruning.mode == ContextPruningMode::CacheTtl
+        && is_cache_ttl_eligible(&params.model)
+        && result.compaction_count == 0
+        && !result.timed_out_during_compaction
+    {
+        let data = cache_ttl_data(&params.model, params.clock.now_ms());
+        if let Err(err) = transcript
+            .try_with(move |t| t.append_custom(CACHE_TTL_CUSTOM_TYPE, Some(data)))
+            .await
+        {
+            tracing::warn!(target: "clawloop::attempt", "cannot record the cache-ttl marker: {err}");
+        }
+    }
+
+    // E: collect and release.
+    let idle = result
+        .last_assistant
+        .as_ref()
+        .and_then(|a| a.error_message.as_deref())
+        .is_some_and(is_idle_timeout_error);
+    result.idle_timed_out = idle;
+    result.timed_out |= idle;
+    result.aborted = run_cancel.is_cancelled()
+        || idle
+        || result
+            .last_assistant
+            .as_ref()
+            .is_some_and(|a| a.stop_reason == StopReason::Aborted);
+    result.messages_snapshot = session.messages().to_vec();
+    result.pending_tool_calls = pending_calls.take();
+    collect_subscription(&subscription, &mut result);
+    drop(session);
+    drop(transcript);
+    result
+}
+
+/// A prompt error from sending the prompt.
+fn prompt_error(message: String) -> PromptError {
+    PromptError {
+        message,
+        source: PromptErrorSource::Prompt,
+    }
+}
+
+/// The tool pool under the configured policy, plus the run's client tools.
+fn tool_registry(
+    params: &AttemptParams,
+    defaults: &AgentDefaults,
+    pending: &PendingToolCalls,
+) -> Result<ToolRegistry, String> {
+    let mut policy = if defaults.tools.allow.is_empty() {
+        ToolPolicy::allow_all()
+    } else {
+        ToolPolicy::allow_only(defaults.tools.allow.iter())
+    };
+    policy = policy.deny(defaults.tools.deny.iter());
+    let pool = ToolRegistry::from_tools(params.tools.iter().cloned()).map_err(|e| e.to_string())?;
+    let mut registry = pool.filtered(&policy);
+    let hosted: Vec<Arc<dyn Tool>> = client_tools(params.client_tools.iter().cloned(), pending);
+    for tool in hosted {
+        registry.upsert(tool).map_err(|e| e.to_string())?;
+    }
+    Ok(registry)
+}
+
+/// What phase C learned from the transcript.
+struct PreparedSession {
+    context: Vec<AgentMessage>,
+    /// The text of a user prompt left as the leaf by a run that never got an answer.
+    orphaned_prompt: Option<String>,
+    /// Whether the transcript had no entry yet.
+    is_new: bool,
+    model: Option<(String, String)>,
+    thinking_level: String,
+    header_session_id: Option<String>,
+}
+
+/// Reads the context; answers dangling tool calls in the file; takes an orphaned user prompt
+/// off the branch so this run's prompt carries it (two user turns are never consecutive).
+async fn prepare_session(
+    transcript: &TranscriptHandle,
+    now: u64,
+) -> Result<PreparedSession, PersistError> {
+    transcript
+        .try_with(move |t| {
+            let is_new = t.entry_count() == 0;
+            let context = t.build_context();
+            let dangling = dangling_tool_call_results(&context.messages, now);
+            for result in dangling {
+                t.append_message(result)?;
+            }
+            let mut orphaned_prompt = None;
+            if let Some(SessionEntry::Message(entry)) = t.leaf_entry()
+                && let AgentMessage::User(user) = &entry.message
+            {
+                orphaned_prompt = Some(user.content.text());
+                match entry.parent_id.clone() {
+                    Some(parent) => t.branch(&parent)?,
+                    None => t.reset_leaf(),
+                }
+            }
+            let context = t.build_context();
+            Ok(PreparedSession {
+                context: context.messages,
+                orphaned_prompt,
+                is_new,
+                model: context.model.map(|m| (m.provider, m.model_id)),
+                thinking_level: context.thinking_level,
+                header_session_id: Some(t.session_id().to_owned()),
+            })
+        })
+        .await
+}
+
+/// pi's first entries of a new session, and a `model_change` / `thinking_level_change` when the
+/// run uses another model or level than the branch last recorded.
+async fn record_model_and_thinking(
+    session: &mut AgentSession,
+    prepared: &PreparedSession,
+    params: &AttemptParams,
+) -> Result<(), crate::agent::AgentSessionError> {
+    let current = (params.model.provider.clone(), params.model.id.clone());
+    if prepared.model.as_ref() != Some(&current) {
+        session.set_model(params.model.clone()).await?;
+    }
+    if prepared.is_new || prepared.thinking_level != params.thinking.as_str() {
+        session.write_thinking_level(params.thinking).await?;
+    }
+    Ok(())
+}
+
+fn join_prompt(orphaned: Option<&str>, prompt: &str) -> String {
+    match orphaned {
+        Some(previous) if !previous.trim().is_empty() => format!("{previous}\n\n{prompt}"),
+        _ => prompt.to_owned(),
+    }
+}
+
+fn user_prompt(
+    text: &str,
+    images: &[clawloop_core::message::ImageContent],
+    now: u64,
+) -> AgentMessage {
+    if images.is_empty() {
+        return AgentMessage::User(UserMessage::text(text, now));
+    }
+    let mut blocks = vec![ContentBlock::text(text)];
+    blocks.extend(images.iter().cloned().map(ContentBlock::Image));
+    let mut message = UserMessage::text("", now);
+    message.content = UserContent::from(blocks);
+    AgentMessage::User(message)
+}
+
+/// The subscription's options from `[agents.defaults.blockStreaming]`.
+fn subscription_options(defaults: &AgentDefaults) -> SubscriptionOptions {
+    let block = &defaults.block_streaming;
+    let break_preference = match block.break_preference.as_str() {
+        "newline" => BreakPreference::Newline,
+        "sentence" => BreakPreference::Sentence,
+        _ => BreakPreference::Paragraph,
+    };
+    SubscriptionOptions {
+        block_reply_break: match block.break_mode {
+            BreakMode::TextEnd => BlockReplyBreak::TextEnd,
+            BreakMode::MessageEnd => BlockReplyBreak::MessageEnd,
+        },
+        chunking: block.enabled.then_some(ChunkingOptions {
+            min_chars: block.min_chars,
+            max_chars: block.max_chars,
+            break_preference,
+            flush_on_paragraph: false,
+        }),
+        block_replies: block.enabled,
+        ..SubscriptionOptions::default()
+    }
+}
+
+/// The loop's event sink: the subscription first, then the caller's observer.
+fn event_sink(subscription: &SharedSubscription, events: Option<EventSink>) -> EventSink {
+    let subscription = Arc::clone(subscription);
+    Arc::new(move |event: AgentEvent| {
+        subscription.lock().handle(&event);
+        if let Some(observer) = &events {
+            observer(event);
+        }
+    })
+}
+
+fn collect_subscription(subscription: &SharedSubscription, result: &mut AttemptResult) {
+    let mut sub = subscription.lock();
+    sub.unsubscribe();
+    result.assistant_texts = sub.assistant_texts().to_vec();
+    result.tool_metas = sub.tool_metas().to_vec();
+    result.last_tool_error = sub.last_tool_error().cloned();
+    result.did_send_via_messaging_tool = sub.did_send_via_messaging_tool();
+    result.messaging_tool_sent_texts = sub.messaging_tool_sent_texts().to_vec();
+    result.messaging_tool_sent_media_urls = sub.messaging_tool_sent_media_urls().to_vec();
+    result.messaging_tool_sent_targets = sub.messaging_tool_sent_targets().to_vec();
+    result.attempt_usage = sub.usage_totals();
+    result.last_call_usage = sub.last_call_usage().cloned();
+    result.directly_sent_block_keys = sub.directly_sent_block_keys().clone();
+    result.had_potential_side_effects = sub.had_potential_side_effects();
+    result.replay_invalid = sub.replay_invalid();
+    result.liveness = sub.liveness();
+}
