@@ -20,3 +20,4 @@ pub mod auth;
 pub mod compaction;
 pub mod config;
 pub mod prompt;
+pub mod run;

@@ -163,13 +163,17 @@ pub fn is_secret_ref(value: &Value) -> bool {
 }
 
 fn is_env_template(s: &str) -> bool {
-    let Some(name) = s.strip_prefix("${").and_then(|r| r.strip_suffix('}')) else {
-        return false;
-    };
+    env_template_name(s).is_some()
+}
+
+/// The variable of an env template `"${NAME}"` (`NAME` = `[A-Z][A-Z0-9_]{0,127}`).
+pub fn env_template_name(s: &str) -> Option<&str> {
+    let name = s.strip_prefix("${")?.strip_suffix('}')?;
     let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_uppercase())
+    let valid = chars.next().is_some_and(|c| c.is_ascii_uppercase())
         && name.len() <= 128
-        && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    valid.then_some(name)
 }
 
 #[cfg(test)]

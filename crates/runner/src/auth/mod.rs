@@ -23,6 +23,7 @@ pub mod mark;
 pub mod memory;
 pub mod order;
 mod provider;
+mod secret;
 pub mod unavailable;
 
 pub use config::{AuthConfig, AuthConfigError, AuthMode, AuthProfileConfig, CooldownsConfig};
@@ -31,3 +32,4 @@ pub use files::FileAuthStore;
 pub use manager::AuthProfileManager;
 pub use memory::InMemoryAuthStore;
 pub use provider::{is_cooldown_bypassed, provider_key};
+pub use secret::{SecretError, credential_secret};
