@@ -50,7 +50,7 @@ mod tool_call_ids;
 mod trim_tool_names;
 
 pub use drop_thinking::{DropThinkingBlocks, drop_thinking_blocks};
-pub use idle_watchdog::IdleWatchdog;
+pub use idle_watchdog::{DEFAULT_IDLE_TIMEOUT, IdleWatchdog};
 pub use layers::StreamLayers;
 pub use payload_logger::{LogPayloads, PayloadLogger};
 pub use repair_arguments::{RepairToolCallArguments, repair_tool_arguments};
