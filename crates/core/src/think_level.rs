@@ -7,8 +7,8 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::classify::is_reasoning_constraint_error;
-use crate::model::ThinkingBudgets;
 use crate::classify::js_regex::{is_js_whitespace, js_regexes, js_trim};
+use crate::model::ThinkingBudgets;
 
 js_regexes! {
     SUPPORTED_VALUES_ARE_RE = (r"supported values are:\s*([^\n.]+)", "i");

@@ -131,10 +131,7 @@ mod tests {
         // Attempt 2 failed before any answer: nothing counted, the last call stays.
         run.merge_attempt(None, Some(&Usage::default()));
         // Attempt 3: one call without a reported total.
-        run.merge_attempt(
-            Some(&totals(100, 10, 0, None)),
-            Some(&usage(100, 10, 0, 0)),
-        );
+        run.merge_attempt(Some(&totals(100, 10, 0, None)), Some(&usage(100, 10, 0, 0)));
         assert_eq!(
             run,
             RunUsage {
