@@ -553,6 +553,10 @@ impl ToolResultMessage {
 
 /// A message as sent to a model (pi-ai's `Message`), tagged by `role`.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "about half of a conversation is assistant messages, so boxing them would cost an allocation per message and change every match across the crates"
+)]
 pub enum Message {
     /// `role: "user"`.
     User(UserMessage),
@@ -714,6 +718,10 @@ pub struct CompactionSummaryMessage {
 /// A message with a role this version does not know is kept verbatim in
 /// [`AgentMessage::Other`]; [`convert_to_llm`] drops it.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "about half of a conversation is assistant messages, so boxing them would cost an allocation per message and change every match across the crates"
+)]
 pub enum AgentMessage {
     /// `role: "user"`.
     User(UserMessage),
