@@ -28,27 +28,32 @@ pub mod js_text;
 pub mod stop_reason;
 pub mod think_level;
 pub mod usage;
+pub mod usage_totals;
 
 pub use failover::{FailoverError, FailoverReason};
 pub use stop_reason::StopReason;
 pub use think_level::ThinkLevel;
 pub use usage::{Cost, ModelCost, Usage};
+pub use usage_totals::{RunUsage, UsageTotals};
 
 // --- message model, events, traits (section A) --------------------------------------------
 pub mod agent_event;
 pub mod auth_store;
 pub mod clock;
+pub mod error_diagnostics;
 pub mod hooks;
 pub mod message;
 pub mod model;
 pub mod provider;
 pub mod session_index;
 pub mod stream_event;
+pub mod thinking_blocks;
 pub mod tokens;
 pub mod tool;
 // section A re-exports below this line
 pub use agent_event::{AgentEvent, CompactionReason, CompactionResult};
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use error_diagnostics::ErrorDiagnostics;
 pub use hooks::{Hooks, NoHooks};
 pub use message::{
     AgentMessage, AssistantMessage, ContentBlock, ImageContent, Message, TextContent,

@@ -12,6 +12,8 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::classify::FailoverSignal;
+use crate::error_diagnostics::ErrorDiagnostics;
 use crate::model::{Api, Model};
 use crate::{StopReason, Usage};
 
@@ -431,6 +433,11 @@ pub struct AssistantMessage {
     /// Fields this version does not know (`responseId`, `diagnostics`, …), kept verbatim.
     #[serde(flatten, deserialize_with = "extra_assistant")]
     pub extra: JsonObject,
+    /// The failure as data (HTTP status, `retry-after`, request id, provider error code), set
+    /// by providers on the message of a failed call. Never written or read: pi's JSON has no
+    /// such field, so a transcript line is the same with or without it.
+    #[serde(skip)]
+    pub error_diagnostics: Option<Box<ErrorDiagnostics>>,
 }
 
 impl AssistantMessage {
@@ -451,6 +458,7 @@ impl AssistantMessage {
             timestamp,
             error_message: None,
             extra: JsonObject::new(),
+            error_diagnostics: None,
         }
     }
 
@@ -472,6 +480,22 @@ impl AssistantMessage {
     /// The tool calls, in content order.
     pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
         self.content.iter().filter_map(ContentBlock::as_tool_call)
+    }
+
+    /// What classification reads of this message's failure: its `errorMessage` (empty when
+    /// none), its provider, and the status and error code of
+    /// [`error_diagnostics`](Self::error_diagnostics) when the provider reported them.
+    pub fn failover_signal(&self) -> FailoverSignal<'_> {
+        let message = self.error_message.as_deref().unwrap_or_default();
+        let provider = Some(self.provider.as_str());
+        match self.error_diagnostics.as_deref() {
+            Some(diagnostics) => diagnostics.failover_signal(message, provider),
+            None => FailoverSignal {
+                message,
+                provider,
+                ..FailoverSignal::default()
+            },
+        }
     }
 }
 
@@ -529,6 +553,10 @@ impl ToolResultMessage {
 
 /// A message as sent to a model (pi-ai's `Message`), tagged by `role`.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "about half of a conversation is assistant messages, so boxing them would cost an allocation per message and change every match across the crates"
+)]
 pub enum Message {
     /// `role: "user"`.
     User(UserMessage),
@@ -690,6 +718,10 @@ pub struct CompactionSummaryMessage {
 /// A message with a role this version does not know is kept verbatim in
 /// [`AgentMessage::Other`]; [`convert_to_llm`] drops it.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "about half of a conversation is assistant messages, so boxing them would cost an allocation per message and change every match across the crates"
+)]
 pub enum AgentMessage {
     /// `role: "user"`.
     User(UserMessage),

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::classify::is_reasoning_constraint_error;
 use crate::classify::js_regex::{is_js_whitespace, js_regexes, js_trim};
+use crate::model::ThinkingBudgets;
 
 js_regexes! {
     SUPPORTED_VALUES_ARE_RE = (r"supported values are:\s*([^\n.]+)", "i");
@@ -124,16 +125,14 @@ impl FromStr for ThinkLevel {
     }
 }
 
-/// pi's thinking token budget for budget-style APIs (pi-mono §1.3): minimal 1024, low 2048,
-/// medium 8192, high 16384; `None` for off, xhigh and adaptive (no fixed budget).
-pub fn thinking_budget(level: ThinkLevel) -> Option<u32> {
-    match level {
-        ThinkLevel::Minimal => Some(1024),
-        ThinkLevel::Low => Some(2048),
-        ThinkLevel::Medium => Some(8192),
-        ThinkLevel::High => Some(16384),
-        ThinkLevel::Off | ThinkLevel::Xhigh | ThinkLevel::Adaptive => None,
-    }
+/// pi's default thinking token budget for budget-style APIs (pi-mono §1.3): minimal 1024, low
+/// 2048, medium 8192, high 16384, and `xhigh` clamped to `high` as pi's
+/// `adjustMaxTokensForThinking` clamps it; `None` for off and adaptive (no fixed budget).
+///
+/// The table and the rule are [`ThinkingBudgets`]'s: this is its default, so the providers
+/// (which read budgets from the stream options) and callers without options agree.
+pub fn thinking_budget(level: ThinkLevel) -> Option<u64> {
+    ThinkingBudgets::default().budget(level)
 }
 
 /// The values a provider error lists after `supported values are:` / `supported values:` (up to
@@ -278,7 +277,7 @@ mod tests {
                 (Low, Some(2048)),
                 (Medium, Some(8192)),
                 (High, Some(16384)),
-                (Xhigh, None),
+                (Xhigh, Some(16384)),
                 (Adaptive, None),
             ]
         );

@@ -3,8 +3,7 @@
 //! * [`transport`]: one shared HTTP client per runtime ([`transport::HttpTransport`]), exactly
 //!   one request per call and never a retry, typed HTTP errors (status, `retry-after`, request
 //!   id, truncated body), bounded incremental SSE and NDJSON framing that gives the same events
-//!   for any split of the byte stream, an idle timeout between reads, and cancellation that
-//!   drops the connection.
+//!   for any split of the byte stream, and cancellation that drops the connection.
 //! * [`openai_completions`]: the `openai-completions` wire API (OpenAI Chat Completions and
 //!   compatible servers), implementing core's [`LlmStream`](clawloop_core::LlmStream).
 //! * [`stream_driver`]: the one stream loop the wire APIs share: a body read chunk by chunk,
@@ -15,9 +14,15 @@
 //!   (status, headers, body in chunks with delays, stalls, dropped connections) and records
 //!   requests, for tests and offline integration checks.
 //!
+//! * [`dispatch`]: [`stream_for_model`] turns a resolved model, the transport, the API key and
+//!   the run's [`StreamSettings`] into the `Arc<dyn LlmStream>` a run calls, with the
+//!   [`wrappers`] stacked in OpenClaw's order and the idle watchdog outermost.
+//!
 //! Every failure of a call arrives as the stream's final `error` event with the content so far
-//! kept; the failure as data (HTTP status, `retry-after`) is available through
-//! [`transport::CallDiagnostics`].
+//! kept; the failure as data (HTTP status, `retry-after`, request id, provider error code) is
+//! on that failed message's
+//! [`error_diagnostics`](clawloop_core::AssistantMessage::error_diagnostics), and with the
+//! concrete clients also through [`transport::CallDiagnostics`].
 //!
 //! # Example
 //!
@@ -56,6 +61,7 @@ pub mod anthropic_messages;
 pub mod api_key;
 mod call_id;
 pub mod catalog;
+pub mod dispatch;
 pub mod google_generative_ai;
 pub mod ollama;
 mod open_block;
@@ -71,6 +77,7 @@ mod whole_tool_call;
 pub mod wrappers;
 
 pub use anthropic_messages::AnthropicMessages;
+pub use dispatch::{StreamSettings, UnknownApi, stream_for_model};
 pub use google_generative_ai::GoogleGenerativeAi;
 pub use ollama::Ollama;
 pub use openai_completions::OpenAiCompletions;

@@ -24,7 +24,7 @@ use common::{
     Call, STALL_IDLE, assert_aborted_and_disconnected, assert_connection_refused, assert_contract,
     assert_every_split_agrees, assert_idle_timeout, assert_no_request_when_cancelled,
     assert_rate_limited, call_server, cancel_at_first_delta, cancelled, collect, context,
-    model_from, one_write_each, refused_url, transport, trickle_cuts, write_ends,
+    model_from, one_write_each, refused_url, start, transport, trickle_cuts, write_ends,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -123,10 +123,13 @@ async fn call_full(
     idle: Option<Duration>,
 ) -> Call {
     call_server(response, |url| {
-        AnthropicMessages::new(transport(idle)).stream_with_diagnostics(
+        start(
+            AnthropicMessages::new(transport()),
+            idle,
             &model(url, model_extra),
             context,
             options,
+            AnthropicMessages::stream_with_diagnostics,
         )
     })
     .await
@@ -749,7 +752,7 @@ async fn cancel_mid_stream_is_aborted_with_partial_text_and_closes_the_connectio
             api_key: keyed().api_key,
             ..options
         };
-        AnthropicMessages::new(transport(None)).stream(&model(url, json!({})), &context(), options)
+        AnthropicMessages::new(transport()).stream(&model(url, json!({})), &context(), options)
     })
     .await;
     assert_aborted_and_disconnected(&events, "Hello", &server).await;
@@ -776,7 +779,7 @@ async fn already_cancelled_makes_no_request() {
 
 #[tokio::test]
 async fn connection_refused_is_an_error_event() {
-    let events = collect(AnthropicMessages::new(transport(None)).stream(
+    let events = collect(AnthropicMessages::new(transport()).stream(
         &model(&refused_url(), json!({})),
         &context(),
         keyed(),
@@ -912,7 +915,7 @@ fn own_fixture_cases() -> Vec<Value> {
 #[tokio::test]
 async fn public_wire_scenarios_and_real_fixtures() {
     let start = |url: &str, extra: &Value| {
-        AnthropicMessages::new(transport(None)).stream_with_diagnostics(
+        AnthropicMessages::new(transport()).stream_with_diagnostics(
             &model(url, extra.clone()),
             &context(),
             keyed(),

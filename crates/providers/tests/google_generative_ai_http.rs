@@ -12,6 +12,7 @@ mod wire_expect;
 
 use std::time::Duration;
 
+use clawloop_core::classify::is_context_overflow_error;
 use clawloop_core::message::{
     ContentBlock, TextContent, ThinkingContent, ToolCall, ToolResultMessage, UserContent,
 };
@@ -26,7 +27,7 @@ use common::{
     Call, STALL_IDLE, assert_aborted_and_disconnected, assert_connection_refused, assert_contract,
     assert_every_split_agrees, assert_idle_timeout, assert_no_request_when_cancelled,
     assert_rate_limited, call_server, cancel_at_first_delta, cancelled, collect, context,
-    model_from, one_write_each, refused_url, transport, trickle_cuts,
+    model_from, one_write_each, refused_url, start, transport, trickle_cuts,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -92,10 +93,13 @@ async fn call_full(
     idle: Option<Duration>,
 ) -> Call {
     let c = call_server(response, |url| {
-        GoogleGenerativeAi::new(transport(idle)).stream_with_diagnostics(
+        start(
+            GoogleGenerativeAi::new(transport()),
+            idle,
             &model(url, &extra),
             &context,
             options,
+            GoogleGenerativeAi::stream_with_diagnostics,
         )
     })
     .await;
@@ -458,7 +462,7 @@ async fn rate_limit_429_with_retry_after() {
     .await;
     assert_rate_limited(
         &c,
-        "429 Resource has been exhausted (e.g. check quota).",
+        "429 RESOURCE_EXHAUSTED: Resource has been exhausted (e.g. check quota).",
         7000,
         Some("goog-429"),
     );
@@ -473,7 +477,7 @@ async fn unauthenticated_401() {
     .await;
     assert_eq!(
         c.message().error_message.as_deref(),
-        Some("401 Request had invalid authentication credentials.")
+        Some("401 UNAUTHENTICATED: Request had invalid authentication credentials.")
     );
     assert_eq!(c.reason(), Some(FailoverReason::Auth));
 }
@@ -486,6 +490,24 @@ async fn input_token_count_400_is_a_context_overflow() {
     ))
     .await;
     assert!(c.is_context_overflow());
+    // Google's status name is kept (as pi keeps it from `@google/genai`), so OpenClaw's
+    // overflow rule (`invalid_argument` + `maximum number of tokens`) sees an overflow too: no
+    // failover reason, the runner compacts.
+    assert_eq!(
+        c.message().error_message.as_deref(),
+        Some(
+            "400 INVALID_ARGUMENT: The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)."
+        )
+    );
+    let m = c.message();
+    assert!(is_context_overflow_error(
+        m.error_message.as_deref().unwrap()
+    ));
+    assert_eq!(c.reason(), None);
+    assert_eq!(
+        clawloop_core::classify::classify_failover_signal(&m.failover_signal()),
+        Some(clawloop_core::classify::FailoverClassification::ContextOverflow)
+    );
 }
 
 #[tokio::test]
@@ -646,11 +668,7 @@ async fn cancel_mid_stream_is_aborted_with_partial_text_and_closes_the_connectio
             api_key: keyed().api_key,
             ..options
         };
-        GoogleGenerativeAi::new(transport(None)).stream(
-            &model(url, &json!({})),
-            &context(),
-            options,
-        )
+        GoogleGenerativeAi::new(transport()).stream(&model(url, &json!({})), &context(), options)
     })
     .await;
     assert_aborted_and_disconnected(&events, "Hello", &server).await;
@@ -675,7 +693,7 @@ async fn already_cancelled_makes_no_request() {
 
 #[tokio::test]
 async fn connection_refused_is_an_error_event() {
-    let events = collect(GoogleGenerativeAi::new(transport(None)).stream(
+    let events = collect(GoogleGenerativeAi::new(transport()).stream(
         &model(&refused_url(), &json!({})),
         &context(),
         keyed(),
@@ -789,7 +807,7 @@ fn own_fixture_cases() -> Vec<Value> {
 #[tokio::test]
 async fn public_wire_scenarios_and_real_fixtures() {
     let start = |url: &str, extra: &Value| {
-        GoogleGenerativeAi::new(transport(None)).stream_with_diagnostics(
+        GoogleGenerativeAi::new(transport()).stream_with_diagnostics(
             &model(url, extra),
             &context(),
             keyed(),

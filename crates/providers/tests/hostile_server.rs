@@ -17,7 +17,7 @@ use clawloop_providers::{
 };
 use common::{
     Call, STALL_IDLE, assert_contract, assert_idle_timeout, call_server, context, keyed,
-    model_from, transport,
+    model_from, start, transport,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -79,21 +79,49 @@ impl Api {
 
     fn stream(self, url: &str, idle: Option<Duration>) -> (AssistantEventStream, CallDiagnostics) {
         let (model, context, options) = (self.model(url), context(), self.key());
-        let http: HttpTransport = transport(idle);
+        let http: HttpTransport = transport();
+        let (model, context) = (&model, &context);
         match self {
-            Api::Completions => {
-                OpenAiCompletions::new(http).stream_with_diagnostics(&model, &context, options)
-            }
-            Api::Responses => {
-                OpenAiResponses::new(http).stream_with_diagnostics(&model, &context, options)
-            }
-            Api::Anthropic => {
-                AnthropicMessages::new(http).stream_with_diagnostics(&model, &context, options)
-            }
-            Api::Gemini => {
-                GoogleGenerativeAi::new(http).stream_with_diagnostics(&model, &context, options)
-            }
-            Api::Ollama => Ollama::new(http).stream_with_diagnostics(&model, &context, options),
+            Api::Completions => start(
+                OpenAiCompletions::new(http),
+                idle,
+                model,
+                context,
+                options,
+                OpenAiCompletions::stream_with_diagnostics,
+            ),
+            Api::Responses => start(
+                OpenAiResponses::new(http),
+                idle,
+                model,
+                context,
+                options,
+                OpenAiResponses::stream_with_diagnostics,
+            ),
+            Api::Anthropic => start(
+                AnthropicMessages::new(http),
+                idle,
+                model,
+                context,
+                options,
+                AnthropicMessages::stream_with_diagnostics,
+            ),
+            Api::Gemini => start(
+                GoogleGenerativeAi::new(http),
+                idle,
+                model,
+                context,
+                options,
+                GoogleGenerativeAi::stream_with_diagnostics,
+            ),
+            Api::Ollama => start(
+                Ollama::new(http),
+                idle,
+                model,
+                context,
+                options,
+                Ollama::stream_with_diagnostics,
+            ),
         }
     }
 

@@ -28,7 +28,7 @@ use common::{
     Call, STALL_IDLE, assert_aborted_and_disconnected, assert_connection_refused, assert_contract,
     assert_every_split_agrees, assert_idle_timeout, assert_no_request_when_cancelled,
     assert_rate_limited, call_server, cancel_at_first_delta, cancelled, collect, context,
-    model_from, one_write_each, refused_url, transport, trickle_cuts,
+    model_from, one_write_each, refused_url, start, transport, trickle_cuts,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -89,7 +89,14 @@ async fn call_full(
     idle: Option<Duration>,
 ) -> Call {
     let c = call_server(response, |url| {
-        Ollama::new(transport(idle)).stream_with_diagnostics(&model(url, &extra), &context, options)
+        start(
+            Ollama::new(transport()),
+            idle,
+            &model(url, &extra),
+            &context,
+            options,
+            Ollama::stream_with_diagnostics,
+        )
     })
     .await;
     assert_contract(&c.events);
@@ -385,7 +392,7 @@ async fn a_v1_base_url_and_a_key_reach_the_native_endpoint() {
         ..StreamOptions::default()
     };
     let events = collect(LlmStream::stream(
-        &Ollama::new(transport(None)),
+        &Ollama::new(transport()),
         &model,
         &context(),
         options,
@@ -572,7 +579,7 @@ async fn cancel_mid_stream_is_aborted_with_partial_text_and_closes_the_connectio
     let cuts = trickle_cuts(first.len(), 10, body.len());
     let response = ndjson(body).chunked(Chunking::At(cuts));
     let (events, server) = cancel_at_first_delta(response, |url, options| {
-        Ollama::new(transport(None)).stream(&model(url, &json!({})), &context(), options)
+        Ollama::new(transport()).stream(&model(url, &json!({})), &context(), options)
     })
     .await;
     assert_aborted_and_disconnected(&events, "Hello", &server).await;
@@ -586,7 +593,7 @@ async fn already_cancelled_makes_no_request() {
 
 #[tokio::test]
 async fn connection_refused_is_an_error_event() {
-    let events = collect(Ollama::new(transport(None)).stream(
+    let events = collect(Ollama::new(transport()).stream(
         &model(&refused_url(), &json!({})),
         &context(),
         StreamOptions::default(),
@@ -666,7 +673,7 @@ async fn scripted_stream_error_and_drop() {
 #[tokio::test]
 async fn public_wire_scenarios() {
     let start = |url: &str, extra: &Value| {
-        Ollama::new(transport(None)).stream_with_diagnostics(
+        Ollama::new(transport()).stream_with_diagnostics(
             &model(url, extra),
             &context(),
             StreamOptions::default(),

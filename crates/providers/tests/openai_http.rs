@@ -336,7 +336,7 @@ async fn cancel_mid_stream_is_aborted_with_partial_text_and_closes_the_connectio
     let cuts = trickle_cuts(first, 20, body.len());
     let response = ScriptedResponse::sse(body).chunked(Chunking::At(cuts));
     let (events, server) = cancel_at_first_delta(response, |url, options| {
-        OpenAiCompletions::new(transport(None)).stream(&model(url, json!({})), &context(), options)
+        OpenAiCompletions::new(transport()).stream(&model(url, json!({})), &context(), options)
     })
     .await;
     assert_aborted_and_disconnected(&events, "Hello", &server).await;
@@ -356,7 +356,7 @@ async fn already_cancelled_makes_no_request() {
 
 #[tokio::test]
 async fn connection_refused_is_an_error_event() {
-    let events = collect(OpenAiCompletions::new(transport(None)).stream(
+    let events = collect(OpenAiCompletions::new(transport()).stream(
         &model(&refused_url(), json!({})),
         &context(),
         StreamOptions::default(),

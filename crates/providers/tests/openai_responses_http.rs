@@ -589,7 +589,7 @@ async fn cancel_mid_stream_is_aborted_with_partial_text_and_closes_the_connectio
     let cuts = trickle_cuts(first.len(), 20, body.len());
     let response = ScriptedResponse::sse(body).chunked(Chunking::At(cuts));
     let (events, server) = cancel_at_first_delta(response, |url, options| {
-        OpenAiResponses::new(transport(None)).stream(&model(url, json!({})), &context(), options)
+        OpenAiResponses::new(transport()).stream(&model(url, json!({})), &context(), options)
     })
     .await;
     assert_aborted_and_disconnected(&events, "Hello", &server).await;
@@ -609,7 +609,7 @@ async fn already_cancelled_makes_no_request() {
 
 #[tokio::test]
 async fn connection_refused_is_an_error_event() {
-    let events = collect(OpenAiResponses::new(transport(None)).stream(
+    let events = collect(OpenAiResponses::new(transport()).stream(
         &model(&refused_url(), json!({})),
         &context(),
         StreamOptions::default(),
@@ -671,7 +671,7 @@ fn own_cases() -> Vec<Value> {
 #[tokio::test]
 async fn public_wire_scenarios_and_real_fixtures() {
     let start = |url: &str, extra: &Value| {
-        OpenAiResponses::new(transport(None)).stream_with_diagnostics(
+        OpenAiResponses::new(transport()).stream_with_diagnostics(
             &model(url, extra.clone()),
             &context(),
             StreamOptions::default(),

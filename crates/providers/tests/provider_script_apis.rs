@@ -29,7 +29,7 @@ fn stream(
     model: &Model,
     options: StreamOptions,
 ) -> (AssistantEventStream, CallDiagnostics) {
-    let t = transport(None);
+    let t = transport();
     let ctx = context();
     match api {
         Api::OpenaiCompletions => {

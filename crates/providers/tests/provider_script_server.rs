@@ -12,7 +12,7 @@ use clawloop_providers::OpenAiCompletions;
 use clawloop_providers::scripted_server::{
     ProviderScriptServer, ScriptedExchange, UNSCRIPTED_BODY, WireRun, collect_events,
 };
-use common::{context, model, transport};
+use common::{context, model, start, transport};
 use serde_json::{Value, json};
 
 fn exchange(json: Value) -> ScriptedExchange {
@@ -33,10 +33,13 @@ async fn call(
         api_key: Some(key.to_owned()),
         ..StreamOptions::default()
     };
-    let (stream, diagnostics) = OpenAiCompletions::new(transport(idle)).stream_with_diagnostics(
+    let (stream, diagnostics) = start(
+        OpenAiCompletions::new(transport()),
+        idle,
         &model,
         &context(),
         options,
+        OpenAiCompletions::stream_with_diagnostics,
     );
     let events = collect_events(stream).await;
     let message = events.last().unwrap().final_message().unwrap().clone();
@@ -330,9 +333,14 @@ async fn stalls_and_delays() {
         started.elapsed()
     );
 
-    // A stall after the first chunk longer than the idle timeout: an error, partial text kept.
+    // A stall after the first chunk longer than the idle timeout: aborted with the idle text
+    // (SPEC §8.1), partial text kept.
     let run = call(&server, "acme", "m1", "k", Some(Duration::from_millis(200))).await;
-    assert_eq!(run.message.stop_reason, StopReason::Error);
+    assert_eq!(run.message.stop_reason, StopReason::Aborted);
+    assert_eq!(
+        run.message.error_message.as_deref(),
+        Some("LLM idle timeout (0.2s): no response from model")
+    );
     assert_eq!(run.message.text(), "before ");
     assert!(server.end_turn().is_clean());
 }

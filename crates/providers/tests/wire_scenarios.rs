@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 #[tokio::test]
 async fn public_wire_scenarios_and_real_fixtures() {
     let start = |url: &str, extra: &Value| {
-        OpenAiCompletions::new(transport(None)).stream_with_diagnostics(
+        OpenAiCompletions::new(transport()).stream_with_diagnostics(
             &model(url, extra.clone()),
             &context(),
             StreamOptions::default(),

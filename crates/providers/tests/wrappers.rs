@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use clawloop_core::classify::is_idle_timeout_error;
 use clawloop_core::message::{
     ContentBlock, Message, TextContent, ThinkingContent, ToolCall, ToolResultMessage, UserMessage,
 };
@@ -414,7 +415,7 @@ async fn the_idle_watchdog_ends_a_silent_stream_and_cancels_the_request() {
         text: "half an ans".into(),
         ..TextContent::default()
     })];
-    partial.stop_reason = StopReason::Error;
+    partial.stop_reason = StopReason::Aborted;
     partial.error_message = Some("LLM idle timeout (0.05s): no response from model".into());
     assert_eq!(
         events,
@@ -426,11 +427,17 @@ async fn the_idle_watchdog_ends_a_silent_stream_and_cancels_the_request() {
                 delta: "half an ans".into(),
             },
             E::Error {
-                reason: StopReason::Error,
+                reason: StopReason::Aborted,
                 error: Box::new(partial),
             },
         ]
     );
+    // `aborted` like a user abort (SPEC §8.1), told apart by core's predicate on the text.
+    let text = events[3]
+        .final_message()
+        .and_then(|m| m.error_message.as_deref());
+    assert!(is_idle_timeout_error(text.unwrap()));
+    assert!(!is_idle_timeout_error("Request was aborted"));
     // The request was cancelled; the caller's own token was not (a timeout is not an abort).
     assert!(seen.cancels.lock().unwrap()[0].is_cancelled());
     assert!(!caller_cancel.is_cancelled());

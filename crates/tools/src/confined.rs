@@ -211,6 +211,12 @@ impl Confinement {
         .run(purpose)
     }
 
+    /// Whether `path` (absolute, lexically normalized) names a place inside the confinement,
+    /// by either spelling of its root (always, when unconfined).
+    pub(crate) fn contains(&self, path: &Path) -> bool {
+        !self.confined || self.prefixes.iter().any(|prefix| path.starts_with(prefix))
+    }
+
     /// `path` relative to the root. A path that names the root by neither spelling passed
     /// `resolve_path` because its links lead inside; its real path is then walked.
     fn relative(&self, path: &Path) -> Result<PathBuf, OpenError> {

@@ -31,7 +31,12 @@ pub(crate) enum FileKind {
 impl FileKind {
     /// The kind recorded in a `stat` result.
     pub(crate) fn of(stat: &Stat) -> Self {
-        match FileType::from_raw_mode(stat.st_mode) {
+        Self::from_type(FileType::from_raw_mode(stat.st_mode))
+    }
+
+    /// The kind of a file type (`Unknown` when a directory listing did not say).
+    pub(crate) fn from_type(file_type: FileType) -> Self {
+        match file_type {
             FileType::RegularFile => FileKind::Regular,
             FileType::Directory => FileKind::Directory,
             FileType::Symlink => FileKind::Symlink,

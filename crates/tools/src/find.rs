@@ -1,13 +1,13 @@
 //! The `find` tool (pi-mono §3.7): lists files and directories matching a glob below a
-//! directory, with globset and the `ignore` walker instead of an `fd` binary.
+//! directory, with globset and a descriptor walk instead of an `fd` binary.
 //!
 //! Output is one path per line relative to the search directory (`/` separators, directories
 //! with a trailing `/`), in name order; pi's result limit and byte limit apply with pi's
-//! notices. The walk rules are in the `walker` module, the matching rules in `glob`.
+//! notices. The walk rules are in [`crate::confined_walk`], the matching rules in `glob`.
 
 pub(crate) mod glob;
-pub(crate) mod walker;
 
+use std::os::fd::OwnedFd;
 use std::path::Path;
 
 use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult, ToolUpdate};
@@ -19,10 +19,10 @@ use tokio_util::sync::CancellationToken;
 use crate::args_schema::{parameters_schema, parse_args};
 use crate::blocking::run_blocking;
 use crate::confined::{Confinement, OpenError, Purpose};
+use crate::confined_walk::ConfinedWalk;
 use crate::truncate::{TruncationOptions, byte_limit_notice, result_with_notices, truncate_head};
 use crate::workspace;
 use glob::FindGlob;
-use walker::walker;
 
 /// pi's description of the tool, with the default limits filled in.
 const DESCRIPTION: &str = "Search for files by glob pattern. Returns matching file paths \
@@ -94,8 +94,12 @@ impl FindTool {
         let job_ctx = ctx.clone();
         let raw = raw_path.to_owned();
         let found = run_blocking("find", ctx, &cancel, move |stop| {
-            check_root(&job_ctx, &root, &raw)?;
-            Ok(collect(&root, &glob, limit, stop))
+            let confinement = Confinement::new(&job_ctx);
+            let Some(dir) = open_root(&job_ctx, &confinement, &root, &raw)? else {
+                return Ok(Vec::new());
+            };
+            let walk = ConfinedWalk::new(&root, dir, None, &confinement, stop);
+            Ok(collect(walk, &root, &glob, limit))
         })
         .await?;
         if cancel.is_cancelled() {
@@ -105,36 +109,36 @@ impl FindTool {
     }
 }
 
-/// Refuses a search directory that is missing, not a directory, or (even through a link
-/// swapped in after the name check) outside the workspace: it is opened inside it.
-fn check_root(ctx: &ToolContext, root: &Path, raw: &str) -> Result<(), ToolError> {
-    match Confinement::new(ctx).open(root, Purpose::Directory) {
-        Ok(_) => Ok(()),
+/// Opens the search directory inside the workspace (the walk starts from this descriptor, so a
+/// link swapped in after the name check cannot lead it out), refusing one that is missing, not
+/// a directory, or outside. `None` for a directory that exists but cannot be read.
+fn open_root(
+    ctx: &ToolContext,
+    confinement: &Confinement,
+    root: &Path,
+    raw: &str,
+) -> Result<Option<OwnedFd>, ToolError> {
+    match confinement.open(root, Purpose::Directory) {
+        Ok(opened) => Ok(Some(OwnedFd::from(opened.file))),
         // fd's own words, which pi passes on.
         Err(OpenError::NotDirectory | OpenError::Special(_)) => Err(ToolError::Failed(format!(
             "[fd error]: Search path '{}' is not a directory.",
             root.display()
         ))),
         // A directory that exists but cannot be read is walked, and yields nothing.
-        Err(OpenError::Open(_)) => Ok(()),
+        Err(OpenError::Open(_)) => Ok(None),
         Err(err) => Err(err.into_tool_error(ctx, raw, |_| {
             ToolError::Failed(format!("Path not found: {}", root.display()))
         })),
     }
 }
 
-/// Walks `root` and keeps the matching entries' relative paths, at most `limit` of them.
-fn collect(root: &Path, glob: &FindGlob, limit: u64, cancel: &CancellationToken) -> Vec<String> {
+/// Keeps the relative paths of the walk's matching entries, at most `limit` of them (the walk
+/// ends early on cancellation).
+fn collect(walk: ConfinedWalk<'_>, root: &Path, glob: &FindGlob, limit: u64) -> Vec<String> {
     let mut found = Vec::new();
-    for entry in walker(root, None).build() {
-        if cancel.is_cancelled() {
-            break;
-        }
-        let Ok(entry) = entry else { continue };
-        if entry.depth() == 0 {
-            continue;
-        }
-        let Ok(relative) = entry.path().strip_prefix(root) else {
+    for entry in walk {
+        let Ok(relative) = entry.path.strip_prefix(root) else {
             continue;
         };
         let relative: Vec<String> = relative
@@ -142,11 +146,10 @@ fn collect(root: &Path, glob: &FindGlob, limit: u64, cancel: &CancellationToken)
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
         let relative = relative.join("/");
-        if !glob.is_match(entry.path(), &relative) {
+        if !glob.is_match(&entry.path, &relative) {
             continue;
         }
-        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-        found.push(if is_dir {
+        found.push(if entry.is_dir() {
             format!("{relative}/")
         } else {
             relative

@@ -3,7 +3,7 @@
 //! a match limit and a byte limit with pi's notices.
 //!
 //! Walk rules (hidden files, ignore files, `.git`, symlinks, order) are those of
-//! `find`'s walker module, shared by both tools.
+//! [`crate::confined_walk`], shared by both tools.
 
 mod blocks;
 mod format;
@@ -19,15 +19,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::args_schema::{parameters_schema, parse_args};
 use crate::blocking::run_blocking;
-use crate::confined::{Confinement, OpenError, Purpose};
-use crate::file_kind::FileKind;
+use crate::confined::{Confinement, OpenError, Opened, Purpose};
 use crate::truncate::{
     GREP_MAX_LINE_LENGTH, TruncationResult, byte_limit_notice, result_with_notices,
 };
 use crate::workspace;
 use blocks::Found;
 use format::Output;
-use search::{Pattern, Search, glob_filter, matcher, search};
+use search::{Pattern, Search, Searched, glob_filter, matcher, search};
 
 /// pi's description of the tool, with the default limits filled in.
 const DESCRIPTION: &str = "Search file contents for a pattern. Returns matching lines with file \
@@ -145,16 +144,22 @@ impl GrepTool {
         let (found, truncation, lines_truncated) =
             run_blocking("grep", ctx, &cancel, move |stop| {
                 let confinement = Confinement::new(&job_ctx);
-                let is_dir = root_is_dir(&job_ctx, &confinement, &root, &raw)?;
+                let opened = open_root(&job_ctx, &confinement, &root, &raw)?;
                 let mut output = Output::new(max_bytes);
                 let searched = Search {
                     root: &root,
-                    is_dir,
                     matcher: &matcher,
                     context,
                     limit,
                 };
-                let found = search(&searched, overrides, &confinement, &mut output, stop);
+                let found = search(
+                    &searched,
+                    Searched::of(opened),
+                    overrides,
+                    &confinement,
+                    &mut output,
+                    stop,
+                );
                 if stop.is_cancelled() {
                     return Err(ToolError::Aborted);
                 }
@@ -166,18 +171,18 @@ impl GrepTool {
     }
 }
 
-/// Whether the searched path is a directory; it is opened inside the workspace, so a link
-/// swapped in after the name check is refused too.
-fn root_is_dir(
+/// Opens the searched path inside the workspace (a link swapped in after the name check is
+/// refused too); the search goes on from this descriptor. `None` for a path that exists but
+/// cannot be opened: it yields nothing, as rg would.
+fn open_root(
     ctx: &ToolContext,
     confinement: &Confinement,
     root: &Path,
     raw: &str,
-) -> Result<bool, ToolError> {
+) -> Result<Option<Opened>, ToolError> {
     match confinement.open(root, Purpose::Read) {
-        Ok(opened) => Ok(opened.kind == FileKind::Directory),
-        // It exists but cannot be opened: it is walked (and yields nothing), as rg would.
-        Err(OpenError::Open(_)) => Ok(std::fs::symlink_metadata(root).is_ok_and(|m| m.is_dir())),
+        Ok(opened) => Ok(Some(opened)),
+        Err(OpenError::Open(_)) => Ok(None),
         Err(err) => Err(err.into_tool_error(ctx, raw, |_| {
             ToolError::Failed(format!("Path not found: {}", root.display()))
         })),

@@ -39,6 +39,7 @@ pub mod builtins;
 pub mod call_hooks;
 pub mod client_tools;
 mod confined;
+mod confined_walk;
 pub mod edit;
 pub mod execute;
 mod file_kind;

@@ -8,6 +8,7 @@
 
 mod call_id;
 mod decode;
+mod error;
 mod finish_reason;
 mod messages;
 mod request;
@@ -22,6 +23,7 @@ use clawloop_core::{
 
 pub use call_id::CallIdSource;
 pub use decode::{ChunkDecoder, DecodeError, error_event_message};
+pub use error::http_error_message;
 pub use finish_reason::{FinishOutcome, map_finish_reason};
 pub use messages::{
     SEE_ATTACHED_IMAGE, SKIP_THOUGHT_SIGNATURE, TOOL_RESULT_IMAGE, convert_messages,
@@ -34,7 +36,7 @@ pub use usage::UsageMetadata;
 pub use crate::transport::{ArrayFrameError, JsonArrayFramer};
 
 use crate::stream_driver::{Frame, Framing, WireDecoder, is_json, now_ms, stream_call};
-use crate::transport::{CallDiagnostics, HttpTransport};
+use crate::transport::{CallDiagnostics, HttpTransport, TransportError};
 
 /// Streams Gemini calls over a shared [`HttpTransport`].
 #[derive(Debug, Clone)]
@@ -115,5 +117,14 @@ impl WireDecoder for ChunkDecoder {
 
     fn fail(self, reason: StopReason, message: String, out: &mut Vec<AssistantMessageEvent>) {
         ChunkDecoder::fail(self, reason, message, out);
+    }
+
+    /// HTTP errors keep Google's status name (`400 INVALID_ARGUMENT: …`), the rest as the
+    /// transport words them.
+    fn transport_error_message(error: &TransportError) -> String {
+        match error.http() {
+            Some(http) => http_error_message(http),
+            None => error.to_string(),
+        }
     }
 }

@@ -10,7 +10,7 @@ use crate::transport::{
 /// A stream-ending failure after the response head.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BodyError {
-    /// The connection, the idle timeout, cancellation or the framer.
+    /// The connection, cancellation or the framer.
     #[error("{0}")]
     Transport(#[from] TransportError),
     /// The provider's own error, or a body that cannot be decoded.
@@ -102,9 +102,8 @@ impl<D: WireDecoder> BodyDecoder<D> {
     }
 
     /// How many frames with a payload (an SSE event whose data is not blank, an NDJSON line,
-    /// an array element, the document) have been decoded so far: the stream's progress, which
-    /// the idle timeout is measured against. SSE comments, blank lines and the bytes of an
-    /// unfinished frame are not progress, so keep-alives cannot hold a call open.
+    /// an array element, the document) have been decoded so far: the stream's progress. SSE
+    /// comments, blank lines and the bytes of an unfinished frame are not progress.
     pub fn events_decoded(&self) -> u64 {
         self.events
     }

@@ -17,8 +17,9 @@ pub(crate) fn now_ms() -> u64 {
 
 /// Sends `request` and streams the decoded answer: `start` once the response head arrived,
 /// the content events of each read as soon as it is decoded, then exactly one `done` or
-/// `error`. The handle holds the transport failure (HTTP status, `retry-after`) that ended the
-/// stream, if any.
+/// `error`. An HTTP failure's data is on the failed message
+/// ([`error_diagnostics`](clawloop_core::AssistantMessage::error_diagnostics)); the handle
+/// also holds the transport failure that ended the stream, if any.
 pub(crate) fn stream_call<D>(
     transport: &HttpTransport,
     request: HttpRequest,
@@ -38,6 +39,7 @@ where
             Err(error) => {
                 report.record(&error);
                 decoder.fail(stop_reason(&error), D::transport_error_message(&error), &mut out);
+                attach_diagnostics(&mut out, &error);
                 for event in out { yield event; }
                 return;
             }
@@ -65,6 +67,7 @@ where
             Err(BodyError::Transport(error)) => {
                 report.record(&error);
                 decoder.fail(stop_reason(&error), D::transport_error_message(&error), &mut out);
+                attach_diagnostics(&mut out, &error);
             }
             Err(BodyError::Decode(message)) => decoder.fail(StopReason::Error, message, &mut out),
         }
@@ -74,8 +77,7 @@ where
 }
 
 /// Reads and decodes one chunk of the body; [`Progress::Complete`] at the body's end or after
-/// its terminal frame (the connection is closed then rather than left to the server). Only a
-/// read that completed an event restarts the idle timer (see [`ResponseBody`]).
+/// its terminal frame (the connection is closed then rather than left to the server).
 async fn read<D: WireDecoder>(
     body: &mut ResponseBody,
     reader: &mut BodyDecoder<D>,
@@ -85,11 +87,7 @@ async fn read<D: WireDecoder>(
         reader.end(out)?;
         return Ok(Progress::Complete);
     };
-    let before = reader.events_decoded();
     let progress = reader.feed(&chunk, out)?;
-    if reader.events_decoded() != before {
-        body.progressed();
-    }
     match progress {
         Progress::More => {}
         Progress::Complete => body.close(),
@@ -118,7 +116,17 @@ fn stop_reason(error: &TransportError) -> StopReason {
         TransportError::Http(_)
         | TransportError::Connect(_)
         | TransportError::Body(_)
-        | TransportError::IdleTimeout(_)
         | TransportError::Frame(_) => StopReason::Error,
+    }
+}
+
+/// Puts an HTTP failure's data (status, `retry-after`, request id, error code) on the failed
+/// message of the terminal event in `out`, where every wrapper passes it on to the caller.
+fn attach_diagnostics(out: &mut [AssistantMessageEvent], error: &TransportError) {
+    let Some(http) = error.http() else {
+        return;
+    };
+    if let Some(AssistantMessageEvent::Error { error: message, .. }) = out.last_mut() {
+        message.error_diagnostics = Some(Box::new(http.diagnostics()));
     }
 }

@@ -1,5 +1,5 @@
 //! The one stream loop every wire API runs on: send the request, read the 2xx body chunk by
-//! chunk (idle timeout and cancellation apply to every read), frame it, decode each frame into
+//! chunk (cancellation applies to every read), frame it, decode each frame into
 //! events as soon as it is complete, and end the stream with `done` or `error`.
 //!
 //! * [`WireDecoder`]: what an API supplies: its [`Framing`] for a response `content-type`, the

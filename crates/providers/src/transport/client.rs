@@ -2,9 +2,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
-
-use tokio::time::Instant;
+use std::time::SystemTime;
 
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -66,7 +64,12 @@ impl HttpTransport {
 
     /// Sends `request` and waits for the response head. A 2xx gives the body to stream; any
     /// other status reads at most [`MAX_ERROR_BODY_READ_BYTES`] of the body and becomes
-    /// [`TransportError::Http`]. Cancellation and the idle timeout apply to every wait.
+    /// [`TransportError::Http`]. Cancellation applies to every wait.
+    ///
+    /// There is no idle timer here: the LLM idle timeout is the
+    /// [`IdleWatchdog`](crate::wrappers::IdleWatchdog)'s, one timer per call that covers every
+    /// stream function (HTTP or not) and is set per run, while a transport is shared by the
+    /// whole runtime. A call made without the watchdog waits until it is cancelled.
     pub async fn send(
         &self,
         request: HttpRequest,
@@ -90,8 +93,7 @@ impl HttpTransport {
             .headers(headers)
             .body(request.body)
             .send();
-        let idle = self.config.idle_timeout;
-        let response = guarded(cancel, idle, pending)
+        let response = guarded(cancel, pending)
             .await?
             .map_err(|e| TransportError::Connect(TransportError::describe(&e)))?;
         let status = response.status();
@@ -104,18 +106,14 @@ impl HttpTransport {
             headers: response.headers().clone(),
             status: status.as_u16(),
             response: Some(response),
-            idle,
-            // The response head is progress: the idle timer restarts from it.
-            deadline: idle.and_then(deadline_after),
             cancel: cancel.clone(),
         };
         if status.is_success() {
             return Ok(body);
         }
         let mut bytes = Vec::new();
-        // An error body that breaks off or stalls still makes an HTTP error with what arrived;
-        // only cancellation wins over it. Its reads are not progress: the whole (bounded) error
-        // body must arrive within one idle timeout of the head.
+        // An error body that breaks off still makes an HTTP error with what arrived; only
+        // cancellation (the caller's, or the idle watchdog's) wins over it.
         loop {
             match body.next_chunk().await {
                 Ok(Some(chunk)) => {
@@ -140,61 +138,28 @@ impl HttpTransport {
     }
 }
 
-/// Runs `future` unless `cancel` fires or `idle` passes first.
+/// Runs `future` unless `cancel` fires first.
 async fn guarded<T>(
     cancel: &CancellationToken,
-    idle: Option<Duration>,
-    future: impl Future<Output = T>,
-) -> Result<T, TransportError> {
-    let deadline = idle.and_then(|limit| Some((deadline_after(limit)?, limit)));
-    guarded_until(cancel, deadline, future).await
-}
-
-/// One idle timeout from now; `None` (no timer) for a limit too large to add to the clock.
-fn deadline_after(limit: Duration) -> Option<Instant> {
-    Instant::now().checked_add(limit)
-}
-
-/// Runs `future` unless `cancel` fires or the idle `deadline` (with the limit it was set
-/// from, for the error) passes first.
-async fn guarded_until<T>(
-    cancel: &CancellationToken,
-    deadline: Option<(Instant, Duration)>,
     future: impl Future<Output = T>,
 ) -> Result<T, TransportError> {
     tokio::select! {
         // Cancellation first, so an abort is reported as such even when data is ready.
         biased;
         () = cancel.cancelled() => Err(TransportError::Aborted),
-        result = async {
-            match deadline {
-                Some((at, limit)) => tokio::time::timeout_at(at, future)
-                    .await
-                    .map_err(|_| TransportError::IdleTimeout(limit)),
-                None => Ok(future.await),
-            }
-        } => result,
+        result = future => Ok(result),
     }
 }
 
-/// The body of a response, read chunk by chunk under the idle timeout and the cancellation
-/// token. Dropping it (or any error) drops the response, which closes the connection instead
-/// of draining it, so an abort stops the server's work promptly.
-///
-/// The idle timer measures time since the last *progress*, not since the last read: bytes
-/// alone (SSE comments such as `: ping`, blank lines, an event cut in half) do not restart it,
-/// or a server could keep a call open forever with keep-alives. The reader calls
-/// [`progressed`](Self::progressed) once a read completed a decoded event (pi's SSE parser
-/// drops comments, so OpenClaw's idle watchdog never sees them either).
+/// The body of a response, read chunk by chunk under the cancellation token. Dropping it (or
+/// any error) drops the response, which closes the connection instead of draining it, so an
+/// abort stops the server's work promptly.
 #[derive(Debug)]
 pub struct ResponseBody {
     response: Option<reqwest::Response>,
     status: u16,
     headers: HeaderMap,
     content_type: Option<String>,
-    idle: Option<Duration>,
-    /// When the idle timer fires: one idle timeout after the head or the last progress.
-    deadline: Option<Instant>,
     cancel: CancellationToken,
 }
 
@@ -219,8 +184,7 @@ impl ResponseBody {
         let Some(response) = self.response.as_mut() else {
             return Ok(None);
         };
-        let deadline = self.deadline.zip(self.idle);
-        let result = match guarded_until(&self.cancel, deadline, response.chunk()).await {
+        let result = match guarded(&self.cancel, response.chunk()).await {
             Ok(Ok(chunk)) => Ok(chunk),
             Ok(Err(e)) => Err(TransportError::Body(TransportError::describe(&e))),
             Err(e) => Err(e),
@@ -229,11 +193,6 @@ impl ResponseBody {
             self.close();
         }
         result
-    }
-
-    /// Restarts the idle timer: the last read completed an event of the stream.
-    pub fn progressed(&mut self) {
-        self.deadline = self.idle.and_then(deadline_after);
     }
 
     /// Drops the connection without reading the rest.

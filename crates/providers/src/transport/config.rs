@@ -2,9 +2,6 @@
 
 use std::time::Duration;
 
-/// Default idle timeout between stream reads (OpenClaw's default LLM idle timeout).
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
-
 /// Default limit for one SSE event or NDJSON line (16 MiB).
 pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
@@ -15,12 +12,12 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// is kept, so the JSON of a slightly long error still parses.
 pub const MAX_ERROR_BODY_READ_BYTES: usize = 64 * 1024;
 
-/// Settings of an [`HttpTransport`](super::HttpTransport).
+/// Settings of an [`HttpTransport`](super::HttpTransport), shared by every call of a runtime.
+///
+/// The LLM idle timeout is not among them: it is set per run and timed by the
+/// [`IdleWatchdog`](crate::wrappers::IdleWatchdog) around each call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TransportConfig {
-    /// Longest wait for the response head and then between two reads of the body; `None`
-    /// disables it (config `idleTimeoutSeconds = 0`).
-    pub idle_timeout: Option<Duration>,
     /// Largest single SSE event / NDJSON line; a bigger one fails the stream.
     pub max_event_bytes: usize,
     /// TCP + TLS connect timeout.
@@ -30,7 +27,6 @@ pub struct TransportConfig {
 impl Default for TransportConfig {
     fn default() -> Self {
         TransportConfig {
-            idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
             max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
         }

@@ -4,11 +4,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::TransportError;
 
-/// A handle filled by a stream while it runs: the transport failure that ended it, if any.
+/// A handle filled by a stream while it runs: the transport failure that ended it, if any
+/// (cheap to clone; all clones see the same slot).
 ///
-/// Core's `error` event carries only the message; the runner's policy also needs the HTTP
-/// status and `retry-after`, which this handle keeps as data (cheap to clone; all clones see
-/// the same slot).
+/// Only the concrete clients' `stream_with_diagnostics` hand it out. The same data reaches
+/// whoever holds an `Arc<dyn LlmStream>` on the failed message itself
+/// ([`error_diagnostics`](clawloop_core::AssistantMessage::error_diagnostics)), which every
+/// wrapper passes on; this handle additionally keeps the whole [`TransportError`] (body text,
+/// content type, non-HTTP failures).
 #[derive(Debug, Clone, Default)]
 pub struct CallDiagnostics {
     failure: Arc<Mutex<Option<TransportError>>>,

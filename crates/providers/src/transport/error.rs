@@ -1,7 +1,5 @@
 //! Everything that can go wrong between sending a request and the last byte of its stream.
 
-use std::time::Duration;
-
 use super::{FrameError, HttpError};
 
 /// `errorMessage` of a cancelled request (pi's text).
@@ -19,9 +17,6 @@ pub enum TransportError {
     /// Reading the response body failed (connection reset, malformed chunked encoding, …).
     #[error("Error reading the response stream: {0}")]
     Body(String),
-    /// No bytes arrived for the idle timeout (OpenClaw's text).
-    #[error("LLM idle timeout ({}s): no response from model", .0.as_secs_f64())]
-    IdleTimeout(Duration),
     /// The byte stream could not be framed into events.
     #[error("{0}")]
     Frame(#[from] FrameError),
@@ -62,14 +57,6 @@ mod tests {
 
     #[test]
     fn messages() {
-        assert_eq!(
-            TransportError::IdleTimeout(Duration::from_secs(120)).to_string(),
-            "LLM idle timeout (120s): no response from model"
-        );
-        assert_eq!(
-            TransportError::IdleTimeout(Duration::from_millis(250)).to_string(),
-            "LLM idle timeout (0.25s): no response from model"
-        );
         assert_eq!(TransportError::Aborted.to_string(), "Request was aborted");
     }
 }

@@ -1,5 +1,6 @@
 //! A non-2xx HTTP response, kept as data for classification and retry decisions.
 
+use clawloop_core::ErrorDiagnostics;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 
@@ -35,6 +36,8 @@ pub struct HttpError {
     pub body: String,
     /// Whether `body` was cut.
     pub body_truncated: bool,
+    /// The provider's error code from a JSON body (see [`json_error_code`]).
+    pub error_code: Option<String>,
 }
 
 impl HttpError {
@@ -48,6 +51,9 @@ impl HttpError {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned)
         };
+        let error_code = serde_json::from_str::<Value>(text.trim())
+            .ok()
+            .and_then(|json| json_error_code(&json, status));
         HttpError {
             status,
             retry_after_ms,
@@ -55,6 +61,18 @@ impl HttpError {
             content_type: header("content-type"),
             body_truncated: kept.len() < text.len(),
             body: kept.to_owned(),
+            error_code,
+        }
+    }
+
+    /// The failure as data, for the failed message's
+    /// [`error_diagnostics`](clawloop_core::AssistantMessage::error_diagnostics).
+    pub fn diagnostics(&self) -> ErrorDiagnostics {
+        ErrorDiagnostics {
+            http_status: Some(self.status),
+            retry_after_ms: self.retry_after_ms,
+            request_id: self.request_id.clone(),
+            error_code: self.error_code.clone(),
         }
     }
 
@@ -96,6 +114,41 @@ impl HttpError {
             None => format!("{} status code (no body)", self.status),
         }
     }
+}
+
+/// The provider's error code in a JSON error body: of the error object (`error`, or the body
+/// itself; Google sometimes wraps it in a one-element array) the first of a string `code`
+/// (OpenAI: `rate_limit_exceeded`), a numeric `code` other than the HTTP `status` (Z.ai's
+/// `1311`), a string `status` (Google: `RESOURCE_EXHAUSTED`) and a string `type` other than
+/// `error` (Anthropic: `overloaded_error`).
+pub fn json_error_code(json: &Value, status: u16) -> Option<String> {
+    let json = match json {
+        Value::Array(items) => items.first()?,
+        other => other,
+    };
+    let object = match json.get("error") {
+        Some(error @ Value::Object(_)) => error,
+        _ => json,
+    };
+    let text = |key: &str| {
+        object
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty() && *s != "error")
+            .map(str::to_owned)
+    };
+    let numeric_code = || {
+        object
+            .get("code")
+            .and_then(Value::as_u64)
+            .filter(|code| *code != u64::from(status))
+            .map(|code| code.to_string())
+    };
+    text("code")
+        .or_else(numeric_code)
+        .or_else(|| text("status"))
+        .or_else(|| text("type"))
 }
 
 /// The message of a JSON error body, if it has a recognizable one.
@@ -187,6 +240,63 @@ mod tests {
             )
             .message(),
             "429 Provider returned error\nquota"
+        );
+    }
+
+    #[test]
+    fn error_codes_of_each_provider_shape() {
+        let code = |status: u16, body: &str| error(status, "application/json", body).error_code;
+        let rows = [
+            (
+                429,
+                r#"{"error":{"message":"m","type":"requests","code":"rate_limit_exceeded"}}"#,
+                Some("rate_limit_exceeded"),
+            ),
+            (
+                400,
+                r#"{"error":{"message":"m","type":"invalid_request_error","code":null}}"#,
+                Some("invalid_request_error"),
+            ),
+            (
+                429,
+                r#"{"error":{"code":429,"message":"m","status":"RESOURCE_EXHAUSTED"}}"#,
+                Some("RESOURCE_EXHAUSTED"),
+            ),
+            (
+                400,
+                r#"[{"error":{"code":400,"message":"m","status":"INVALID_ARGUMENT"}}]"#,
+                Some("INVALID_ARGUMENT"),
+            ),
+            (
+                529,
+                r#"{"type":"error","error":{"type":"overloaded_error","message":"m"}}"#,
+                Some("overloaded_error"),
+            ),
+            (
+                429,
+                r#"{"error":{"code":1311,"message":"m"}}"#,
+                Some("1311"),
+            ),
+            (400, r#"{"error":"plain"}"#, None),
+            (
+                400,
+                r#"{"code":"top_level","message":"m"}"#,
+                Some("top_level"),
+            ),
+            (500, "not json", None),
+        ];
+        for (status, body, expected) in rows {
+            assert_eq!(code(status, body).as_deref(), expected, "{body}");
+        }
+        let e = error(429, "application/json", rows[0].1);
+        assert_eq!(
+            e.diagnostics(),
+            ErrorDiagnostics {
+                http_status: Some(429),
+                retry_after_ms: None,
+                request_id: Some("req_1".into()),
+                error_code: Some("rate_limit_exceeded".into()),
+            }
         );
     }
 

@@ -1,5 +1,6 @@
 //! HTTP transport shared by every wire API: one client per runtime, one request per call,
-//! typed HTTP errors, bounded SSE / NDJSON / JSON-array framing, idle timeout and cancellation.
+//! typed HTTP errors, bounded SSE / NDJSON / JSON-array framing and cancellation (the idle
+//! timeout is the [`IdleWatchdog`](crate::wrappers::IdleWatchdog)'s).
 
 mod client;
 mod config;
@@ -15,13 +16,12 @@ mod text;
 
 pub use client::{HttpRequest, HttpTransport, ResponseBody};
 pub use config::{
-    DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_EVENT_BYTES,
-    MAX_ERROR_BODY_READ_BYTES, TransportConfig,
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_EVENT_BYTES, MAX_ERROR_BODY_READ_BYTES, TransportConfig,
 };
 pub use diagnostics::CallDiagnostics;
 pub use error::{ABORTED_MESSAGE, TransportError};
 pub use frame_error::FrameError;
-pub use http_error::{HttpError, MAX_ERROR_BODY_BYTES, json_error_message};
+pub use http_error::{HttpError, MAX_ERROR_BODY_BYTES, json_error_code, json_error_message};
 pub use json_array::{ArrayFrameError, JsonArrayFramer};
 pub use ndjson::NdjsonFramer;
 pub use retry_after::retry_after_ms;

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use clawloop_core::message::{ContentBlock, Message};
+use clawloop_core::message::Message;
 use clawloop_core::{AssistantEventStream, Context, LlmStream, Model, StreamOptions};
 
 /// Removes every thinking block (redacted ones included) from the assistant messages of the
@@ -33,15 +33,13 @@ impl LlmStream for DropThinkingBlocks {
     }
 }
 
-/// `context` without thinking blocks; borrowed unchanged when it has none, so the common case
-/// copies nothing.
-///
-/// An assistant message left with no content keeps one empty text block, as OpenClaw does:
-/// dropping the whole turn would leave its neighbours (a user prompt, tool results) without the
-/// turn they belong to.
+/// `context` without thinking blocks (core's
+/// [`AssistantMessage::drop_thinking_blocks`](clawloop_core::AssistantMessage::drop_thinking_blocks),
+/// the one implementation the session's history transform uses too); borrowed unchanged when
+/// it has none, so the common case copies nothing.
 pub fn drop_thinking_blocks(context: &Context) -> Cow<'_, Context> {
     let has_thinking = context.messages.iter().any(|m| match m {
-        Message::Assistant(a) => a.content.iter().any(is_thinking),
+        Message::Assistant(a) => a.has_thinking_blocks(),
         _ => false,
     });
     if !has_thinking {
@@ -50,24 +48,8 @@ pub fn drop_thinking_blocks(context: &Context) -> Cow<'_, Context> {
     let mut out = context.clone();
     for message in &mut out.messages {
         if let Message::Assistant(assistant) = message {
-            let before = assistant.content.len();
-            assistant.content.retain(|block| !is_thinking(block));
-            if assistant.content.is_empty() && before > 0 {
-                assistant.content.push(ContentBlock::text(""));
-            }
+            assistant.drop_thinking_blocks();
         }
     }
     Cow::Owned(out)
-}
-
-/// A thinking block, including the wire shapes a transcript from another tool may carry.
-fn is_thinking(block: &ContentBlock) -> bool {
-    match block {
-        ContentBlock::Thinking(_) => true,
-        ContentBlock::Other(_) => matches!(
-            block.type_name(),
-            Some("thinking" | "redacted_thinking" | "redactedThinking" | "reasoning")
-        ),
-        _ => false,
-    }
 }

@@ -2,29 +2,38 @@
 //! no event for the timeout ends with a terminal error carrying OpenClaw's idle text, its
 //! partial content kept, and the underlying request is cancelled.
 //!
-//! The HTTP transport has its own idle timeout between reads; this layer covers every stream
-//! function, including ones that never touch the transport (scripted providers, CLI backends)
-//! and ones that keep the connection busy without producing events.
+//! This is the only idle timer (config `agents.defaults.llm.idleTimeoutSeconds`, default 120 s,
+//! `0` disables). The HTTP transport has none: one timer around the stream function covers
+//! every stream function alike, including ones that never touch the transport (scripted
+//! providers, CLI backends), and its limit is chosen per run while a transport is shared by a
+//! whole runtime. Only events count as progress, so a server that keeps the connection busy
+//! with SSE comments, blank lines or an event trickling out byte by byte still times out (the
+//! wire decoders emit nothing for those; pi's SSE parser drops comments the same way).
 
 use std::future::poll_fn;
 use std::sync::Arc;
 use std::time::Duration;
 
+use clawloop_core::classify::idle_timeout_message;
 use clawloop_core::{
     AssistantEventStream, AssistantMessage, AssistantMessageBuilder, Clock, Context, LlmStream,
     Model, StopReason, StreamOptions, SystemClock,
 };
 
-use crate::transport::TransportError;
+/// OpenClaw's default LLM idle timeout (`agents.defaults.llm.idleTimeoutSeconds = 120`).
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Ends a stream that stays silent for longer than the timeout.
 ///
-/// The timer restarts on every event and covers the wait for the first one. When it fires the
-/// inner request is cancelled through a child of `options.cancel` (the caller's token is left
-/// alone: an idle timeout is not a user abort) and the stream ends with an `error` event whose
-/// `errorMessage` is `LLM idle timeout (<s>s): no response from model`, the same text the
-/// transport uses. A stream that ends without a terminal event gets the usual "stream ended
-/// before completion" error.
+/// The timer restarts on every event and covers the wait for the first one (the response head
+/// and an error body included). When it fires the inner request is cancelled through a child
+/// of `options.cancel` (the caller's token is left alone) and the stream ends with an `error`
+/// event of reason `aborted` (SPEC §8.1: an idle timeout aborts the attempt, `timedOut`) whose
+/// `errorMessage` is core's [`idle_timeout_message`], `LLM idle timeout (<s>s): no response
+/// from model`, with the content so far kept. Core's
+/// [`is_idle_timeout_error`](clawloop_core::classify::is_idle_timeout_error) on that text tells
+/// it from a user abort (`Request was aborted`). A stream that ends without a terminal event
+/// gets the usual "stream ended before completion" error.
 ///
 /// The timer is Tokio's, so the stream must be polled inside a Tokio runtime with time
 /// enabled, as every transport-backed stream already is.
@@ -88,10 +97,7 @@ impl LlmStream for IdleWatchdog {
                         // Dropping the inner stream closes its connection now, not at the end
                         // of this stream's life.
                         drop(inner);
-                        yield builder.fail(
-                            StopReason::Error,
-                            TransportError::IdleTimeout(limit).to_string(),
-                        );
+                        yield builder.fail(StopReason::Aborted, idle_timeout_message(limit));
                         return;
                     }
                 }

@@ -14,7 +14,14 @@
 //! OpenClaw stacks them, innermost to outermost, as: provider → drop thinking → tool-call-id
 //! sanitization → trim names → argument repair → payload logger → idle watchdog. Here the
 //! payload logger records the context *it* is given, so to log exactly what reaches the provider
-//! put it innermost, right around the provider.
+//! (as OpenClaw's does through `onPayload`) put it innermost, right around the provider.
+//! [`stream_for_model`](crate::stream_for_model) builds that stack from a run's
+//! [`StreamSettings`](crate::StreamSettings).
+//!
+//! The [`IdleWatchdog`] is the only idle timer; the HTTP transport has none. Every layer
+//! passes a failed call's message on whole, so its
+//! [`error_diagnostics`](clawloop_core::AssistantMessage::error_diagnostics) (HTTP status,
+//! `retry-after`, request id, error code) reach the caller through any stack.
 //!
 //! # Example
 //!
@@ -50,7 +57,7 @@ mod tool_call_ids;
 mod trim_tool_names;
 
 pub use drop_thinking::{DropThinkingBlocks, drop_thinking_blocks};
-pub use idle_watchdog::IdleWatchdog;
+pub use idle_watchdog::{DEFAULT_IDLE_TIMEOUT, IdleWatchdog};
 pub use layers::StreamLayers;
 pub use payload_logger::{LogPayloads, PayloadLogger};
 pub use repair_arguments::{RepairToolCallArguments, repair_tool_arguments};

@@ -4,15 +4,19 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use clawloop_core::classify::{FailoverSignal, failover_reason_from_signal, is_context_overflow};
+use clawloop_core::classify::{
+    FailoverSignal, failover_reason_from_signal, is_context_overflow, is_idle_timeout_error,
+};
 use clawloop_core::message::ContentBlock;
 use clawloop_core::{
-    AssistantEventStream, AssistantMessage, AssistantMessageEvent, Context, FailoverReason, Model,
-    StopReason, StreamOptions, UserMessage,
+    AssistantEventStream, AssistantMessage, AssistantMessageEvent, Context, FailoverReason,
+    LlmStream, Model, StopReason, StreamOptions, UserMessage,
 };
 use clawloop_providers::scripted_server::{Chunking, ScriptedResponse, ScriptedServer};
+use clawloop_providers::wrappers::StreamLayers;
 use clawloop_providers::{
     CallDiagnostics, HttpTransport, OpenAiCompletions, TransportConfig, TransportError,
 };
@@ -58,12 +62,32 @@ pub fn context() -> Context {
     }
 }
 
-pub fn transport(idle: Option<Duration>) -> HttpTransport {
-    HttpTransport::new(TransportConfig {
-        idle_timeout: idle,
-        ..TransportConfig::default()
-    })
-    .unwrap()
+pub fn transport() -> HttpTransport {
+    HttpTransport::new(TransportConfig::default()).unwrap()
+}
+
+/// `client`'s call through `diagnosed` (its `stream_with_diagnostics`), or, when `idle` is
+/// set, through the idle watchdog around it: the only idle timer, so a stalled call is ended
+/// by the watchdog (and its diagnostics handle stays empty).
+pub fn start<C: LlmStream + 'static>(
+    client: C,
+    idle: Option<Duration>,
+    model: &Model,
+    context: &Context,
+    options: StreamOptions,
+    diagnosed: fn(&C, &Model, &Context, StreamOptions) -> (AssistantEventStream, CallDiagnostics),
+) -> (AssistantEventStream, CallDiagnostics) {
+    match idle {
+        None => diagnosed(&client, model, context, options),
+        Some(_) => {
+            let client: Arc<dyn LlmStream> = Arc::new(client);
+            let watched = client.idle_watchdog(idle);
+            (
+                watched.stream(model, context, options),
+                CallDiagnostics::new(),
+            )
+        }
+    }
 }
 
 pub async fn collect(stream: AssistantEventStream) -> Vec<AssistantMessageEvent> {
@@ -135,10 +159,13 @@ pub async fn call_with(
     idle: Option<Duration>,
 ) -> Call {
     call_server(response, |url| {
-        OpenAiCompletions::new(transport(idle)).stream_with_diagnostics(
+        start(
+            OpenAiCompletions::new(transport()),
+            idle,
             &model(&format!("{url}/v1"), model_extra),
             &context(),
             options,
+            OpenAiCompletions::stream_with_diagnostics,
         )
     })
     .await
@@ -266,19 +293,26 @@ pub async fn assert_aborted_and_disconnected(
 /// The idle timeout the stall tests use.
 pub const STALL_IDLE: Duration = Duration::from_millis(300);
 
-/// A call that ran into the [`STALL_IDLE`] timeout: an error with OpenClaw's text, and the
-/// failure kept as data.
+/// A call that ran into the [`STALL_IDLE`] timeout: `aborted` (SPEC §8.1) with OpenClaw's
+/// idle text, which core's predicate tells from a user abort, and no transport failure (the
+/// watchdog, not the transport, ended it).
 pub fn assert_idle_timeout(c: &Call) {
     let m = c.message();
-    assert_eq!(m.stop_reason, StopReason::Error);
+    assert_eq!(m.stop_reason, StopReason::Aborted);
+    assert!(matches!(
+        c.events.last(),
+        Some(AssistantMessageEvent::Error {
+            reason: StopReason::Aborted,
+            ..
+        })
+    ));
     assert_eq!(
         m.error_message.as_deref(),
         Some("LLM idle timeout (0.3s): no response from model")
     );
-    assert_eq!(
-        c.diagnostics.failure(),
-        Some(TransportError::IdleTimeout(STALL_IDLE))
-    );
+    assert!(is_idle_timeout_error(m.error_message.as_deref().unwrap()));
+    assert_eq!(m.error_diagnostics, None);
+    assert_eq!(c.diagnostics.failure(), None);
 }
 
 /// A URL on which nothing listens.

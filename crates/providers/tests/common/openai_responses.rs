@@ -10,7 +10,7 @@ use clawloop_providers::OpenAiResponses;
 use clawloop_providers::scripted_server::ScriptedResponse;
 use serde_json::{Value, json};
 
-use crate::common::{Call, call_server, context, model_from, transport};
+use crate::common::{Call, call_server, context, model_from, start, transport};
 
 /// An `openai-responses` model at `base_url`, with `extra` fields merged in.
 pub fn model(base_url: &str, extra: Value) -> Model {
@@ -32,10 +32,13 @@ pub async fn call_full(
     idle: Option<Duration>,
 ) -> Call {
     call_server(response, |url| {
-        OpenAiResponses::new(transport(idle)).stream_with_diagnostics(
+        start(
+            OpenAiResponses::new(transport()),
+            idle,
             &model(&format!("{url}/v1"), model_extra),
             context,
             options,
+            OpenAiResponses::stream_with_diagnostics,
         )
     })
     .await

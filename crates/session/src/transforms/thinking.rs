@@ -2,47 +2,31 @@
 //! `pi-embedded-runner/thinking.ts` `dropThinkingBlocks`), for providers whose transcript
 //! policy says past thinking must not be sent back.
 
-use serde_json::Value;
+use clawloop_core::message::AgentMessage;
 
-use clawloop_core::message::{AgentMessage, ContentBlock};
-
-/// Every `thinking` block (redacted ones included, and legacy `redacted_thinking` blocks)
-/// removed from assistant messages. An assistant message left empty gets one empty text block,
-/// so the turn structure providers rely on survives. Other messages are unchanged.
+/// Every reasoning block removed from assistant messages (core's
+/// [`AssistantMessage::drop_thinking_blocks`](clawloop_core::AssistantMessage::drop_thinking_blocks):
+/// `thinking` blocks, redacted ones included, and legacy `redacted_thinking` blocks). An
+/// assistant message left empty gets one empty text block, so the turn structure providers
+/// rely on survives. Other messages are unchanged.
 pub fn drop_thinking_blocks(messages: &[AgentMessage]) -> Vec<AgentMessage> {
     messages
         .iter()
-        .map(|message| {
-            let AgentMessage::Assistant(a) = message else {
-                return message.clone();
-            };
-            if !a.content.iter().any(is_thinking) {
-                return message.clone();
+        .map(|message| match message {
+            AgentMessage::Assistant(a) if a.has_thinking_blocks() => {
+                let mut out = a.clone();
+                out.drop_thinking_blocks();
+                AgentMessage::Assistant(out)
             }
-            let mut out = a.clone();
-            out.content.retain(|b| !is_thinking(b));
-            if out.content.is_empty() {
-                out.content.push(ContentBlock::text(""));
-            }
-            AgentMessage::Assistant(out)
+            _ => message.clone(),
         })
         .collect()
-}
-
-fn is_thinking(block: &ContentBlock) -> bool {
-    match block {
-        ContentBlock::Thinking(_) => true,
-        ContentBlock::Other(map) => {
-            map.get("type").and_then(Value::as_str) == Some("redacted_thinking")
-        }
-        _ => false,
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clawloop_core::message::{AssistantMessage, ThinkingContent, UserMessage};
+    use clawloop_core::message::{AssistantMessage, ContentBlock, ThinkingContent, UserMessage};
     use pretty_assertions::assert_eq;
     use serde_json::json;
 

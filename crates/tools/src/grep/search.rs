@@ -1,9 +1,12 @@
-//! Finding the matching lines: ripgrep's walker, regex engine and searcher, stopping at the
-//! match limit (pi counts rg's `match` events, one per matching line).
+//! Finding the matching lines: the confined walk, ripgrep's regex engine and searcher,
+//! stopping at the match limit (pi counts rg's `match` events, one per matching line).
 //!
-//! Every file is opened inside the workspace (see [`crate::confined`]) and searched once,
-//! through that descriptor, with the context lines coming from the same pass.
+//! Every file is opened beneath its directory's descriptor (see [`crate::confined_walk`]), or
+//! inside the workspace when it is the searched path itself (see [`crate::confined`]), and
+//! searched once through that descriptor, with the context lines coming from the same pass.
 
+use std::fs::File;
+use std::os::fd::OwnedFd;
 use std::path::Path;
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -11,9 +14,9 @@ use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::overrides::{Override, OverrideBuilder};
 use tokio_util::sync::CancellationToken;
 
-use crate::confined::{Confinement, Purpose};
+use crate::confined::{Confinement, Opened};
+use crate::confined_walk::ConfinedWalk;
 use crate::file_kind::FileKind;
-use crate::find::walker::walker;
 use crate::grep::blocks::{FileBlocks, Found};
 use crate::grep::format::Output;
 
@@ -21,8 +24,6 @@ use crate::grep::format::Output;
 pub(crate) struct Search<'a> {
     /// The searched path (a directory or a file), absolute.
     pub(crate) root: &'a Path,
-    /// Whether `root` is a directory (paths are then shown relative to it).
-    pub(crate) is_dir: bool,
     /// The pattern.
     pub(crate) matcher: &'a RegexMatcher,
     /// Lines shown before and after each match.
@@ -61,12 +62,41 @@ pub(crate) fn glob_filter(root: &Path, glob: &str) -> Result<Override, String> {
     builder.build().map_err(|err| err.to_string())
 }
 
+/// The searched path, opened.
+#[derive(Debug)]
+pub(crate) enum Searched {
+    /// A directory: its files are searched (shown relative to it).
+    Dir(OwnedFd),
+    /// A regular file: it alone is searched (shown by its name).
+    File(File),
+    /// Nothing to search (a special file, or a path that could not be opened).
+    Nothing,
+}
+
+impl Searched {
+    /// What the opened searched path gives.
+    pub(crate) fn of(opened: Option<Opened>) -> Self {
+        match opened {
+            Some(Opened {
+                file,
+                kind: FileKind::Directory,
+            }) => Searched::Dir(OwnedFd::from(file)),
+            Some(Opened {
+                file,
+                kind: FileKind::Regular,
+            }) => Searched::File(file),
+            _ => Searched::Nothing,
+        }
+    }
+}
+
 /// Searches every file under the root (or the root itself when it is a file) until the limit
 /// of matching lines was taken or `cancel` fires, writing pi's blocks to `output`. Unreadable
-/// files, special files, files a swapped-in link would take outside the workspace, and binary
-/// files (a NUL byte) are skipped, as rg skips what it cannot search.
+/// files, special files, files swapped for a link meanwhile, and binary files (a NUL byte) are
+/// skipped, as rg skips what it cannot search.
 pub(crate) fn search(
     search: &Search<'_>,
+    searched: Searched,
     overrides: Option<Override>,
     confinement: &Confinement,
     output: &mut Output,
@@ -80,33 +110,37 @@ pub(crate) fn search(
         .after_context(context)
         .build();
     let mut found = Found::default();
-    for entry in walker(search.root, overrides).build() {
-        if cancel.is_cancelled() || found.limit_reached {
+    let mut search_file = |file: &File, shown: &str, found: &mut Found| {
+        let mut blocks =
+            FileBlocks::new(shown, search.context, search.limit, found, output, cancel);
+        // A file that cannot be read is skipped, as rg goes on past it.
+        let _ = searcher.search_file(search.matcher, file, &mut blocks);
+        blocks.close();
+    };
+    let dir = match searched {
+        Searched::Dir(dir) => dir,
+        Searched::File(file) => {
+            search_file(
+                &file,
+                &display_path(search.root, search.root, false),
+                &mut found,
+            );
+            return found;
+        }
+        Searched::Nothing => return found,
+    };
+    for entry in ConfinedWalk::new(search.root, dir, overrides, confinement, cancel) {
+        if found.limit_reached {
             break;
         }
-        let Ok(entry) = entry else { continue };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
+        if entry.kind != FileKind::Regular {
             continue;
         }
-        let path = entry.path();
-        let Ok(opened) = confinement.open(path, Purpose::Read) else {
+        let Some(file) = entry.open_file() else {
             continue;
         };
-        if opened.kind != FileKind::Regular {
-            continue;
-        }
-        let shown = display_path(path, search.root, search.is_dir);
-        let mut blocks = FileBlocks::new(
-            &shown,
-            search.context,
-            search.limit,
-            &mut found,
-            output,
-            cancel,
-        );
-        // A file that cannot be read is skipped, as rg goes on past it.
-        let _ = searcher.search_file(search.matcher, &opened.file, &mut blocks);
-        blocks.close();
+        let shown = display_path(&entry.path, search.root, true);
+        search_file(&file, &shown, &mut found);
     }
     found
 }
@@ -156,16 +190,18 @@ mod tests {
         let mut output = Output::new(51_200);
         let search_args = Search {
             root,
-            is_dir: true,
             matcher: &m,
             context,
             limit,
         };
         let cancel = CancellationToken::new();
+        let confinement = Confinement::new(&ctx);
+        let opened = confinement.open(root, crate::confined::Purpose::Read).ok();
         let found = search(
             &search_args,
+            Searched::of(opened),
             None,
-            &Confinement::new(&ctx),
+            &confinement,
             &mut output,
             &cancel,
         );
