@@ -19,4 +19,7 @@ pub mod attempt;
 pub mod auth;
 pub mod compaction;
 pub mod config;
+pub mod lanes;
 pub mod prompt;
+pub mod registry;
+pub mod runtime;
