@@ -152,8 +152,7 @@ async fn one_session_runs_serially_while_sessions_share_the_global_limit() {
     assert_eq!(
         script.log(),
         [
-            "start a1", "start b1", "end a1", "start c1", "end b1", "start a2", "end c1",
-            "end a2"
+            "start a1", "start b1", "end a1", "start c1", "end b1", "start a2", "end c1", "end a2"
         ]
     );
     assert_eq!(lanes.total_queue_size(), 0);
@@ -188,15 +187,12 @@ async fn clear_rejects_queued_work_and_leaves_running_work_alone() {
     settle().await;
 
     assert_eq!(lanes.clear("session:x"), 2);
-    let cleared = Err(LaneError::Cleared {
+    let cleared = LaneError::Cleared {
         lane: "session:x".to_owned(),
-    });
-    assert_eq!(queued1.await.unwrap(), cleared);
-    assert_eq!(queued2.await.unwrap(), cleared);
-    assert_eq!(
-        cleared.unwrap_err().to_string(),
-        "Command lane \"session:x\" cleared"
-    );
+    };
+    assert_eq!(queued1.await.unwrap(), Err(cleared.clone()));
+    assert_eq!(queued2.await.unwrap(), Err(cleared.clone()));
+    assert_eq!(cleared.to_string(), "Command lane \"session:x\" cleared");
 
     // Clearing again finds nothing; the running task finishes normally and the lane works on.
     assert_eq!(lanes.clear("session:x"), 0);
@@ -385,7 +381,8 @@ async fn a_slow_admission_is_reported_once_it_starts() {
     let waits: Arc<Mutex<Vec<LaneWait>>> = Arc::default();
     let options = {
         let waits = Arc::clone(&waits);
-        let on_wait: WaitCallback = Arc::new(move |wait: &LaneWait| waits.lock().push(wait.clone()));
+        let on_wait: WaitCallback =
+            Arc::new(move |wait: &LaneWait| waits.lock().push(wait.clone()));
         EnqueueOptions {
             on_wait: Some(on_wait),
             ..EnqueueOptions::default()
@@ -515,7 +512,10 @@ async fn two_runtimes_do_not_share_lanes() {
 
     // Same session key, same global lane name, other runtime: not blocked.
     let run = RunLanes::for_run(Some("same-key"), "id", None);
-    assert_eq!(second.lanes().run_in(&run, async { "free" }).await, Ok("free"));
+    assert_eq!(
+        second.lanes().run_in(&run, async { "free" }).await,
+        Ok("free")
+    );
     assert_eq!(second.lanes().total_queue_size(), 0);
     assert_eq!(first.lanes().queue_size("session:same-key"), 1);
 

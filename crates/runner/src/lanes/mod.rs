@@ -177,7 +177,11 @@ impl fmt::Debug for LanePermit {
 impl Drop for LanePermit {
     fn drop(&mut self) {
         let now_ms = self.shared.clock.now_ms();
-        let ended = self.shared.table.lock().release(&self.lane, self.id, now_ms);
+        let ended = self
+            .shared
+            .table
+            .lock()
+            .release(&self.lane, self.id, now_ms);
         if ended {
             self.shared.task_ended.notify_waiters();
         }

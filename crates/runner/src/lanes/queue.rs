@@ -206,7 +206,8 @@ impl LaneTable {
             state.active.clear();
             state.pump(&mut self.active, now_ms);
         }
-        self.lanes.retain(|_, state| state.pinned || !state.is_idle());
+        self.lanes
+            .retain(|_, state| state.pinned || !state.is_idle());
     }
 
     /// How many lanes the table holds (idle unpinned lanes are dropped).
