@@ -19,5 +19,8 @@ pub mod attempt;
 pub mod auth;
 pub mod compaction;
 pub mod config;
+pub mod lanes;
 pub mod prompt;
+pub mod registry;
 pub mod run;
+pub mod runtime;
