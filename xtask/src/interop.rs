@@ -12,11 +12,17 @@
 //! * pi → clawloop: pi writes a session through its `SessionManager`; clawloop opens it (no
 //!   skipped line, no migration), must agree, and must write each line back byte for byte;
 //!   then clawloop appends a turn under its write lock and pi reopens the file and must agree.
+//! * runner → pi: the runner writes a session the way a run does, several turns through
+//!   `run_attempt` against the scripted provider server (text, tool calls with real effects, a
+//!   threshold compaction, a turn after it; [`runner_case`]); clawloop's reader and pi must
+//!   each rebuild, at every turn's last entry, the conversation the runner ended that turn
+//!   with, and agree with each other as in the first direction (pi appends too).
 //!
 //! Exit status: 0 agreement, 1 a difference, 2 `node` or the package is missing (or cannot be
 //! installed with `--install`).
 
 mod compare;
+pub mod runner_case;
 mod scenario;
 
 use std::io::{self, Write as _};
@@ -141,9 +147,9 @@ enum Stop {
     Failed(String),
 }
 
-/// Runs both directions, printing each check as it completes. A direction that cannot go on
-/// (pi throws on clawloop's file, say) is one failed check; the other direction still runs.
-/// Errs only when the package turns out to be unusable.
+/// Runs every direction, printing each check as it completes. A direction that cannot go on
+/// (pi throws on clawloop's file, say) is one failed check; the others still run. Errs only
+/// when the package turns out to be unusable.
 fn check_both_directions(pi: &Pi, node: &str, work: &Path) -> Result<Vec<Check>, String> {
     let version = package_version(&pi.package).unwrap_or_else(|| "unknown version".to_owned());
     println!(
@@ -155,22 +161,22 @@ fn check_both_directions(pi: &Pi, node: &str, work: &Path) -> Result<Vec<Check>,
             "  note: the reference is {PI_VERSION}; differences may be version drift (pi-mono §5)"
         );
     }
+    type Direction = fn(&Pi, &Path, &mut Vec<Check>) -> Result<(), Stop>;
+    let directions: [(&str, Direction); 3] = [
+        ("clawloop → pi", clawloop_to_pi),
+        ("pi → clawloop", pi_to_clawloop),
+        ("runner → pi", runner_to_pi),
+    ];
     let mut checks = Vec::new();
-    println!("clawloop → pi");
-    let outcome = clawloop_to_pi(pi, work, &mut checks);
-    settle(&mut checks, outcome)?;
-    let forward = checks.len();
-    println!("pi → clawloop");
-    let outcome = pi_to_clawloop(pi, work, &mut checks);
-    settle(&mut checks, outcome)?;
-    // Both directions have checks of the same name; the summary must say which failed.
-    for (i, check) in checks.iter_mut().enumerate() {
-        let direction = if i < forward {
-            "clawloop → pi"
-        } else {
-            "pi → clawloop"
-        };
-        check.name = format!("{direction}: {}", check.name);
+    for (direction, check) in directions {
+        println!("{direction}");
+        let first = checks.len();
+        let outcome = check(pi, work, &mut checks);
+        settle(&mut checks, outcome)?;
+        // Directions have checks of the same name; the summary must say which failed.
+        for check in &mut checks[first..] {
+            check.name = format!("{direction}: {}", check.name);
+        }
     }
     Ok(checks)
 }
@@ -192,15 +198,52 @@ fn settle(checks: &mut Vec<Check>, outcome: Result<(), Stop>) -> Result<(), Stri
 fn clawloop_to_pi(pi: &Pi, work: &Path, checks: &mut Vec<Check>) -> Result<(), Stop> {
     let path = work.join("clawloop-written.jsonl");
     let written = scenario::write_session(&path).map_err(Stop::Failed)?;
-    let mut transcript = reopen(&path)?;
+    pi_reads_ours(pi, &path, written.ids.len(), checks, |_| Vec::new())
+}
+
+/// The runner writes several turns; clawloop's reader and pi must each rebuild what every turn
+/// ended with; then as [`clawloop_to_pi`].
+fn runner_to_pi(pi: &Pi, work: &Path, checks: &mut Vec<Check>) -> Result<(), Stop> {
+    let dir = work.join("runner");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Stop::Failed(format!("cannot create {}: {e}", dir.display())))?;
+    let session = runner_case::write_session(&dir).map_err(Stop::Failed)?;
+    let turns = session.turns.len();
+    record(
+        checks,
+        format!("clawloop's reader rebuilds what each of the runner's {turns} turns ended with"),
+        runner_case::own_reader_differences(&session).map_err(Stop::Failed)?,
+    );
+    let entries = reopen(&session.path)?.entry_count();
+    pi_reads_ours(pi, &session.path, entries, checks, |seen| {
+        vec![(
+            format!("pi rebuilds what each of the runner's {turns} turns ended with"),
+            runner_case::turn_differences(&session, "pi", seen),
+        )]
+    })
+}
+
+/// pi opens a file clawloop wrote (`entries` entries): the tree, the contexts at the leaf and
+/// at every entry, and the bytes of every line must agree, plus the checks `more` makes of
+/// what pi saw; then pi appends a turn and clawloop reopens the file and must agree again.
+fn pi_reads_ours(
+    pi: &Pi,
+    path: &Path,
+    entries: usize,
+    checks: &mut Vec<Check>,
+    more: impl FnOnce(&Observed) -> Vec<(String, Vec<String>)>,
+) -> Result<(), Stop> {
+    let stem = path
+        .file_stem()
+        .map_or_else(|| "session".into(), |s| s.to_string_lossy());
+    let mut transcript = reopen(path)?;
     let ours = observe(&mut transcript)?;
-    let report = pi.run("open", &[path.as_os_str()], "clawloop-written.pi.json")?;
+    let report = pi.run("open", &[path.as_os_str()], &format!("{stem}.pi.json"))?;
     let pi_seen = &report.observed;
     record(
         checks,
         format!(
-            "pi opens clawloop's file ({} entries, leaf context of {} messages)",
-            written.ids.len(),
+            "pi opens clawloop's file ({entries} entries, leaf context of {} messages)",
             message_count(&pi_seen.context)
         ),
         compare::tree(pi_seen, &ours),
@@ -212,10 +255,7 @@ fn clawloop_to_pi(pi: &Pi, work: &Path, checks: &mut Vec<Check>) -> Result<(), S
     );
     record(
         checks,
-        format!(
-            "context with each of the {} entries as the leaf",
-            written.ids.len()
-        ),
+        format!("context with each of the {entries} entries as the leaf"),
         compare::every_context(pi_seen, &ours),
     );
     record(
@@ -226,13 +266,16 @@ fn clawloop_to_pi(pi: &Pi, work: &Path, checks: &mut Vec<Check>) -> Result<(), S
         ),
         compare::lines(&report.lines),
     );
+    for (name, found) in more(pi_seen) {
+        record(checks, name, found);
+    }
 
     let appended = pi.run(
         "append",
         &[path.as_os_str()],
-        "clawloop-written.pi-appended.json",
+        &format!("{stem}.pi-appended.json"),
     )?;
-    let mut reopened = reopen(&path)?;
+    let mut reopened = reopen(path)?;
     let ours = observe(&mut reopened)?;
     let mut found = no_skipped_lines(&reopened);
     found.extend(compare::tree(&appended.observed, &ours));
