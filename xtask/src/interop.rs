@@ -41,8 +41,12 @@ pub const PI_PACKAGE: &str = "@mariozechner/pi-coding-agent";
 /// The version the reference (pi-mono.md) was written against.
 pub const PI_VERSION: &str = "0.58.3";
 
-/// Where `--install` puts the package, relative to the workspace root.
+/// Where `--install` puts the package, relative to the workspace root, when
+/// `CARGO_TARGET_DIR` is not set ([`default_pi_dir`]).
 pub const DEFAULT_PI_DIR: &str = "target/interop-node";
+
+/// The package's directory under the target directory.
+pub const PI_DIR_IN_TARGET: &str = "interop-node";
 
 /// The Node side of the check, relative to the workspace root.
 pub const SCRIPT: &str = "xtask/interop/pi_context.mjs";
@@ -54,7 +58,7 @@ const MISSING: u8 = 2;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
     /// The npm prefix holding `node_modules/@mariozechner/pi-coding-agent`; default
-    /// [`DEFAULT_PI_DIR`] under the workspace root.
+    /// `interop-node` in the target directory ([`default_pi_dir`]).
     pub pi_dir: Option<PathBuf>,
     /// Run `npm install --prefix <pi dir> @mariozechner/pi-coding-agent@0.58.3` first.
     pub install: bool,
@@ -75,7 +79,7 @@ pub fn run(options: &Options) -> u8 {
     let pi_dir = match &options.pi_dir {
         Some(dir) if dir.is_relative() => root.join(dir),
         Some(dir) => dir.clone(),
-        None => root.join(DEFAULT_PI_DIR),
+        None => default_pi_dir(&root, std::env::var_os("CARGO_TARGET_DIR").as_deref()),
     };
     let node = match node_version() {
         Ok(v) => v,
@@ -540,6 +544,17 @@ fn install(pi_dir: &Path) -> Result<(), String> {
     }
 }
 
+/// Where the package is looked for and installed by default: `interop-node` in the target
+/// directory, which is `target_dir` (`CARGO_TARGET_DIR`, relative to the workspace root when
+/// relative) when set, as it is when worktrees share one build, and `target` in the workspace
+/// root otherwise.
+pub fn default_pi_dir(root: &Path, target_dir: Option<&std::ffi::OsStr>) -> PathBuf {
+    match target_dir.filter(|dir| !dir.is_empty()) {
+        Some(dir) => root.join(dir).join(PI_DIR_IN_TARGET),
+        None => root.join(DEFAULT_PI_DIR),
+    }
+}
+
 /// The package directory under an npm prefix (or under a `node_modules` directory given
 /// directly), if it is installed there.
 pub fn find_package(pi_dir: &Path) -> Option<PathBuf> {
@@ -608,6 +623,27 @@ mod tests {
             Some(package.clone())
         );
         assert_eq!(package_version(&package).as_deref(), Some("0.58.3"));
+    }
+
+    #[test]
+    fn the_default_pi_dir_is_in_the_target_directory() {
+        let root = Path::new("/ws");
+        assert_eq!(
+            default_pi_dir(root, None),
+            PathBuf::from("/ws/target/interop-node")
+        );
+        assert_eq!(
+            default_pi_dir(root, Some("".as_ref())),
+            PathBuf::from("/ws/target/interop-node")
+        );
+        assert_eq!(
+            default_pi_dir(root, Some("/shared/target".as_ref())),
+            PathBuf::from("/shared/target/interop-node")
+        );
+        assert_eq!(
+            default_pi_dir(root, Some("build".as_ref())),
+            PathBuf::from("/ws/build/interop-node")
+        );
     }
 
     #[test]
