@@ -21,7 +21,8 @@ commands:
   interop [--pi-dir DIR] [--install] [--keep]
       check that pi's own SessionManager (npm @mariozechner/pi-coding-agent@0.58.3, needs
       node; not part of ci) and clawloop read each other's session files alike. DIR is the
-      npm prefix holding the package (default target/interop-node); --install runs
+      npm prefix holding the package (default interop-node in the target directory,
+      $CARGO_TARGET_DIR or target); --install runs
       `npm install --prefix DIR` first; --keep keeps the session files. Exit status 2 when
       node or the package is missing
   help

@@ -12,11 +12,17 @@
 //! * pi → clawloop: pi writes a session through its `SessionManager`; clawloop opens it (no
 //!   skipped line, no migration), must agree, and must write each line back byte for byte;
 //!   then clawloop appends a turn under its write lock and pi reopens the file and must agree.
+//! * runner → pi: the runner writes a session the way a run does, several turns through
+//!   `run_attempt` against the scripted provider server (text, tool calls with real effects, a
+//!   threshold compaction, a turn after it; [`runner_case`]); clawloop's reader and pi must
+//!   each rebuild, at every turn's last entry, the conversation the runner ended that turn
+//!   with, and agree with each other as in the first direction (pi appends too).
 //!
 //! Exit status: 0 agreement, 1 a difference, 2 `node` or the package is missing (or cannot be
 //! installed with `--install`).
 
 mod compare;
+pub mod runner_case;
 mod scenario;
 
 use std::io::{self, Write as _};
@@ -35,8 +41,12 @@ pub const PI_PACKAGE: &str = "@mariozechner/pi-coding-agent";
 /// The version the reference (pi-mono.md) was written against.
 pub const PI_VERSION: &str = "0.58.3";
 
-/// Where `--install` puts the package, relative to the workspace root.
+/// Where `--install` puts the package, relative to the workspace root, when
+/// `CARGO_TARGET_DIR` is not set ([`default_pi_dir`]).
 pub const DEFAULT_PI_DIR: &str = "target/interop-node";
+
+/// The package's directory under the target directory.
+pub const PI_DIR_IN_TARGET: &str = "interop-node";
 
 /// The Node side of the check, relative to the workspace root.
 pub const SCRIPT: &str = "xtask/interop/pi_context.mjs";
@@ -48,7 +58,7 @@ const MISSING: u8 = 2;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
     /// The npm prefix holding `node_modules/@mariozechner/pi-coding-agent`; default
-    /// [`DEFAULT_PI_DIR`] under the workspace root.
+    /// `interop-node` in the target directory ([`default_pi_dir`]).
     pub pi_dir: Option<PathBuf>,
     /// Run `npm install --prefix <pi dir> @mariozechner/pi-coding-agent@0.58.3` first.
     pub install: bool,
@@ -69,7 +79,7 @@ pub fn run(options: &Options) -> u8 {
     let pi_dir = match &options.pi_dir {
         Some(dir) if dir.is_relative() => root.join(dir),
         Some(dir) => dir.clone(),
-        None => root.join(DEFAULT_PI_DIR),
+        None => default_pi_dir(&root, std::env::var_os("CARGO_TARGET_DIR").as_deref()),
     };
     let node = match node_version() {
         Ok(v) => v,
@@ -141,9 +151,9 @@ enum Stop {
     Failed(String),
 }
 
-/// Runs both directions, printing each check as it completes. A direction that cannot go on
-/// (pi throws on clawloop's file, say) is one failed check; the other direction still runs.
-/// Errs only when the package turns out to be unusable.
+/// Runs every direction, printing each check as it completes. A direction that cannot go on
+/// (pi throws on clawloop's file, say) is one failed check; the others still run. Errs only
+/// when the package turns out to be unusable.
 fn check_both_directions(pi: &Pi, node: &str, work: &Path) -> Result<Vec<Check>, String> {
     let version = package_version(&pi.package).unwrap_or_else(|| "unknown version".to_owned());
     println!(
@@ -155,22 +165,22 @@ fn check_both_directions(pi: &Pi, node: &str, work: &Path) -> Result<Vec<Check>,
             "  note: the reference is {PI_VERSION}; differences may be version drift (pi-mono §5)"
         );
     }
+    type Direction = fn(&Pi, &Path, &mut Vec<Check>) -> Result<(), Stop>;
+    let directions: [(&str, Direction); 3] = [
+        ("clawloop → pi", clawloop_to_pi),
+        ("pi → clawloop", pi_to_clawloop),
+        ("runner → pi", runner_to_pi),
+    ];
     let mut checks = Vec::new();
-    println!("clawloop → pi");
-    let outcome = clawloop_to_pi(pi, work, &mut checks);
-    settle(&mut checks, outcome)?;
-    let forward = checks.len();
-    println!("pi → clawloop");
-    let outcome = pi_to_clawloop(pi, work, &mut checks);
-    settle(&mut checks, outcome)?;
-    // Both directions have checks of the same name; the summary must say which failed.
-    for (i, check) in checks.iter_mut().enumerate() {
-        let direction = if i < forward {
-            "clawloop → pi"
-        } else {
-            "pi → clawloop"
-        };
-        check.name = format!("{direction}: {}", check.name);
+    for (direction, check) in directions {
+        println!("{direction}");
+        let first = checks.len();
+        let outcome = check(pi, work, &mut checks);
+        settle(&mut checks, outcome)?;
+        // Directions have checks of the same name; the summary must say which failed.
+        for check in &mut checks[first..] {
+            check.name = format!("{direction}: {}", check.name);
+        }
     }
     Ok(checks)
 }
@@ -192,15 +202,52 @@ fn settle(checks: &mut Vec<Check>, outcome: Result<(), Stop>) -> Result<(), Stri
 fn clawloop_to_pi(pi: &Pi, work: &Path, checks: &mut Vec<Check>) -> Result<(), Stop> {
     let path = work.join("clawloop-written.jsonl");
     let written = scenario::write_session(&path).map_err(Stop::Failed)?;
-    let mut transcript = reopen(&path)?;
+    pi_reads_ours(pi, &path, written.ids.len(), checks, |_| Vec::new())
+}
+
+/// The runner writes several turns; clawloop's reader and pi must each rebuild what every turn
+/// ended with; then as [`clawloop_to_pi`].
+fn runner_to_pi(pi: &Pi, work: &Path, checks: &mut Vec<Check>) -> Result<(), Stop> {
+    let dir = work.join("runner");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Stop::Failed(format!("cannot create {}: {e}", dir.display())))?;
+    let session = runner_case::write_session(&dir).map_err(Stop::Failed)?;
+    let turns = session.turns.len();
+    record(
+        checks,
+        format!("clawloop's reader rebuilds what each of the runner's {turns} turns ended with"),
+        runner_case::own_reader_differences(&session).map_err(Stop::Failed)?,
+    );
+    let entries = reopen(&session.path)?.entry_count();
+    pi_reads_ours(pi, &session.path, entries, checks, |seen| {
+        vec![(
+            format!("pi rebuilds what each of the runner's {turns} turns ended with"),
+            runner_case::turn_differences(&session, "pi", seen),
+        )]
+    })
+}
+
+/// pi opens a file clawloop wrote (`entries` entries): the tree, the contexts at the leaf and
+/// at every entry, and the bytes of every line must agree, plus the checks `more` makes of
+/// what pi saw; then pi appends a turn and clawloop reopens the file and must agree again.
+fn pi_reads_ours(
+    pi: &Pi,
+    path: &Path,
+    entries: usize,
+    checks: &mut Vec<Check>,
+    more: impl FnOnce(&Observed) -> Vec<(String, Vec<String>)>,
+) -> Result<(), Stop> {
+    let stem = path
+        .file_stem()
+        .map_or_else(|| "session".into(), |s| s.to_string_lossy());
+    let mut transcript = reopen(path)?;
     let ours = observe(&mut transcript)?;
-    let report = pi.run("open", &[path.as_os_str()], "clawloop-written.pi.json")?;
+    let report = pi.run("open", &[path.as_os_str()], &format!("{stem}.pi.json"))?;
     let pi_seen = &report.observed;
     record(
         checks,
         format!(
-            "pi opens clawloop's file ({} entries, leaf context of {} messages)",
-            written.ids.len(),
+            "pi opens clawloop's file ({entries} entries, leaf context of {} messages)",
             message_count(&pi_seen.context)
         ),
         compare::tree(pi_seen, &ours),
@@ -212,10 +259,7 @@ fn clawloop_to_pi(pi: &Pi, work: &Path, checks: &mut Vec<Check>) -> Result<(), S
     );
     record(
         checks,
-        format!(
-            "context with each of the {} entries as the leaf",
-            written.ids.len()
-        ),
+        format!("context with each of the {entries} entries as the leaf"),
         compare::every_context(pi_seen, &ours),
     );
     record(
@@ -226,13 +270,16 @@ fn clawloop_to_pi(pi: &Pi, work: &Path, checks: &mut Vec<Check>) -> Result<(), S
         ),
         compare::lines(&report.lines),
     );
+    for (name, found) in more(pi_seen) {
+        record(checks, name, found);
+    }
 
     let appended = pi.run(
         "append",
         &[path.as_os_str()],
-        "clawloop-written.pi-appended.json",
+        &format!("{stem}.pi-appended.json"),
     )?;
-    let mut reopened = reopen(&path)?;
+    let mut reopened = reopen(path)?;
     let ours = observe(&mut reopened)?;
     let mut found = no_skipped_lines(&reopened);
     found.extend(compare::tree(&appended.observed, &ours));
@@ -497,6 +544,17 @@ fn install(pi_dir: &Path) -> Result<(), String> {
     }
 }
 
+/// Where the package is looked for and installed by default: `interop-node` in the target
+/// directory, which is `target_dir` (`CARGO_TARGET_DIR`, relative to the workspace root when
+/// relative) when set, as it is when worktrees share one build, and `target` in the workspace
+/// root otherwise.
+pub fn default_pi_dir(root: &Path, target_dir: Option<&std::ffi::OsStr>) -> PathBuf {
+    match target_dir.filter(|dir| !dir.is_empty()) {
+        Some(dir) => root.join(dir).join(PI_DIR_IN_TARGET),
+        None => root.join(DEFAULT_PI_DIR),
+    }
+}
+
 /// The package directory under an npm prefix (or under a `node_modules` directory given
 /// directly), if it is installed there.
 pub fn find_package(pi_dir: &Path) -> Option<PathBuf> {
@@ -565,6 +623,27 @@ mod tests {
             Some(package.clone())
         );
         assert_eq!(package_version(&package).as_deref(), Some("0.58.3"));
+    }
+
+    #[test]
+    fn the_default_pi_dir_is_in_the_target_directory() {
+        let root = Path::new("/ws");
+        assert_eq!(
+            default_pi_dir(root, None),
+            PathBuf::from("/ws/target/interop-node")
+        );
+        assert_eq!(
+            default_pi_dir(root, Some("".as_ref())),
+            PathBuf::from("/ws/target/interop-node")
+        );
+        assert_eq!(
+            default_pi_dir(root, Some("/shared/target".as_ref())),
+            PathBuf::from("/shared/target/interop-node")
+        );
+        assert_eq!(
+            default_pi_dir(root, Some("build".as_ref())),
+            PathBuf::from("/ws/build/interop-node")
+        );
     }
 
     #[test]

@@ -256,7 +256,6 @@ pub fn line_difference(line: usize, file: &str, other: &str, other_name: &str) -
 /// The differences between two `{messages, thinkingLevel, model}` objects: message counts and
 /// roles, then the first message that differs, then the level and the model.
 fn context_differences(prefix: &str, pi: &Value, ours: &Value) -> Vec<String> {
-    let mut found = Vec::new();
     let empty = Vec::new();
     let messages = |v: &Value| -> Vec<Value> {
         v.get("messages")
@@ -264,32 +263,7 @@ fn context_differences(prefix: &str, pi: &Value, ours: &Value) -> Vec<String> {
             .unwrap_or(&empty)
             .clone()
     };
-    let (pm, om) = (messages(pi), messages(ours));
-    let roles = |list: &[Value]| -> String {
-        let names: Vec<&str> = list
-            .iter()
-            .map(|m| m.get("role").and_then(Value::as_str).unwrap_or("?"))
-            .collect();
-        format!("[{}]", names.join(", "))
-    };
-    if pm.len() != om.len() {
-        found.push(format!(
-            "{prefix}{} messages from pi, {} from clawloop: pi {}, clawloop {}",
-            pm.len(),
-            om.len(),
-            roles(&pm),
-            roles(&om)
-        ));
-    }
-    if let Some((i, d)) = pm
-        .iter()
-        .zip(&om)
-        .enumerate()
-        .find_map(|(i, (p, o))| difference(p, o).map(|d| (i, d)))
-    {
-        let role = pm[i].get("role").and_then(Value::as_str).unwrap_or("?");
-        found.push(format!("{prefix}message {i} ({role}) {d}"));
-    }
+    let mut found = message_differences(prefix, SIDES, &messages(pi), &messages(ours));
     for key in ["thinkingLevel", "model"] {
         let (p, o) = (
             pi.get(key).unwrap_or(&Value::Null),
@@ -302,20 +276,67 @@ fn context_differences(prefix: &str, pi: &Value, ours: &Value) -> Vec<String> {
     found
 }
 
+/// The differences between two message lists, `names` saying whose each is: the counts and
+/// roles when the lengths differ, then the first message that differs.
+pub fn message_differences(
+    prefix: &str,
+    names: (&str, &str),
+    left: &[Value],
+    right: &[Value],
+) -> Vec<String> {
+    let (ln, rn) = names;
+    let mut found = Vec::new();
+    let roles = |list: &[Value]| -> String {
+        let names: Vec<&str> = list
+            .iter()
+            .map(|m| m.get("role").and_then(Value::as_str).unwrap_or("?"))
+            .collect();
+        format!("[{}]", names.join(", "))
+    };
+    if left.len() != right.len() {
+        found.push(format!(
+            "{prefix}{} messages from {ln}, {} from {rn}: {ln} {}, {rn} {}",
+            left.len(),
+            right.len(),
+            roles(left),
+            roles(right)
+        ));
+    }
+    if let Some((i, d)) = left
+        .iter()
+        .zip(right)
+        .enumerate()
+        .find_map(|(i, (l, r))| difference_between(names, l, r).map(|d| (i, d)))
+    {
+        let role = left[i].get("role").and_then(Value::as_str).unwrap_or("?");
+        found.push(format!("{prefix}message {i} ({role}) {d}"));
+    }
+    found
+}
+
+/// The two sides most checks compare.
+const SIDES: (&str, &str) = ("pi", "clawloop");
+
 /// Where two JSON values first differ, described: a different value (numbers compared as the
 /// JS numbers they are), a missing key, or, when the values agree, a different key order or
 /// number spelling (what makes two files differ byte for byte).
 pub fn difference(pi: &Value, ours: &Value) -> Option<String> {
-    if let Some((at, p, o)) = value_difference(pi, ours, String::new()) {
+    difference_between(SIDES, pi, ours)
+}
+
+/// [`difference`] between any two sides, `names` saying whose each value is.
+pub fn difference_between(names: (&str, &str), left: &Value, right: &Value) -> Option<String> {
+    let (ln, rn) = names;
+    if let Some((at, l, r)) = value_difference(left, right, String::new()) {
         let show = |v: Option<&Value>| v.map_or_else(|| "(absent)".to_owned(), json_excerpt);
         return Some(format!(
-            "at {}: pi {}, clawloop {}",
+            "at {}: {ln} {}, {rn} {}",
             pointer(&at),
-            show(p),
-            show(o)
+            show(l),
+            show(r)
         ));
     }
-    spelling_difference(pi, ours, String::new())
+    spelling_difference(names, left, right, String::new())
         .map(|(at, what)| format!("at {}: same value, {what}", pointer(&at)))
 }
 
@@ -367,11 +388,17 @@ fn value_difference<'a>(pi: &'a Value, ours: &'a Value, at: String) -> Option<Fo
 
 /// For values that agree: the first object whose keys come in another order, or number written
 /// another way.
-fn spelling_difference(pi: &Value, ours: &Value, at: String) -> Option<(String, String)> {
-    match (pi, ours) {
-        (Value::Object(p), Value::Object(o)) => {
-            let (pk, ok): (Vec<&String>, Vec<&String>) = (p.keys().collect(), o.keys().collect());
-            if pk != ok {
+fn spelling_difference(
+    names: (&str, &str),
+    left: &Value,
+    right: &Value,
+    at: String,
+) -> Option<(String, String)> {
+    let (ln, rn) = names;
+    match (left, right) {
+        (Value::Object(l), Value::Object(r)) => {
+            let (lk, rk): (Vec<&String>, Vec<&String>) = (l.keys().collect(), r.keys().collect());
+            if lk != rk {
                 let list = |keys: &[&String]| {
                     keys.iter()
                         .map(|k| k.as_str())
@@ -380,21 +407,21 @@ fn spelling_difference(pi: &Value, ours: &Value, at: String) -> Option<(String, 
                 };
                 return Some((
                     at,
-                    format!("key order pi [{}], clawloop [{}]", list(&pk), list(&ok)),
+                    format!("key order {ln} [{}], {rn} [{}]", list(&lk), list(&rk)),
                 ));
             }
-            p.iter().find_map(|(key, pv)| {
-                let ov = o.get(key)?;
-                spelling_difference(pv, ov, format!("{at}/{key}"))
+            l.iter().find_map(|(key, lv)| {
+                let rv = r.get(key)?;
+                spelling_difference(names, lv, rv, format!("{at}/{key}"))
             })
         }
-        (Value::Array(p), Value::Array(o)) => p
+        (Value::Array(l), Value::Array(r)) => l
             .iter()
-            .zip(o)
+            .zip(r)
             .enumerate()
-            .find_map(|(i, (pv, ov))| spelling_difference(pv, ov, format!("{at}/{i}"))),
-        (Value::Number(p), Value::Number(o)) if p.to_string() != o.to_string() => {
-            Some((at, format!("written {p} by pi, {o} by clawloop")))
+            .find_map(|(i, (lv, rv))| spelling_difference(names, lv, rv, format!("{at}/{i}"))),
+        (Value::Number(l), Value::Number(r)) if l.to_string() != r.to_string() => {
+            Some((at, format!("written {l} by {ln}, {r} by {rn}")))
         }
         _ => None,
     }
