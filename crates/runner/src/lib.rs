@@ -19,4 +19,5 @@ pub mod attempt;
 pub mod auth;
 pub mod compaction;
 pub mod config;
+pub mod payloads;
 pub mod prompt;
