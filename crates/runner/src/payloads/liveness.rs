@@ -16,17 +16,15 @@ pub fn resolve_liveness(
     signals: &TerminalSignals,
     incomplete_turn: bool,
 ) -> LivenessState {
+    let errored = attempt
+        .last_assistant
+        .as_ref()
+        .is_some_and(|a| a.stop_reason == StopReason::Error);
     if incomplete_turn {
         LivenessState::Abandoned
     } else if compaction_interrupted(attempt) {
         LivenessState::Paused
-    } else if (signals.aborted || signals.timed_out) && payload_count == 0 {
-        LivenessState::Blocked
-    } else if attempt
-        .last_assistant
-        .as_ref()
-        .is_some_and(|a| a.stop_reason == StopReason::Error)
-    {
+    } else if ((signals.aborted || signals.timed_out) && payload_count == 0) || errored {
         LivenessState::Blocked
     } else {
         LivenessState::Working
