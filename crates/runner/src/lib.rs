@@ -20,6 +20,7 @@ pub mod auth;
 pub mod compaction;
 pub mod config;
 pub mod lanes;
+pub mod payloads;
 pub mod prompt;
 pub mod registry;
 pub mod run;

@@ -115,7 +115,8 @@ pub use sink::{
 };
 pub use subscription::{
     BlockReplyBreak, LivenessState, MessagingToolTarget, ReasoningMode, SILENT_REPLY_TOKEN,
-    Subscription, SubscriptionOptions, block_reply_payload_key, format_reasoning_message,
+    Subscription, SubscriptionOptions, block_reply_payload_key, extract_assistant_text,
+    extract_assistant_thinking, format_reasoning_message,
 };
 pub use tag_filter::{TagFilter, TagFilterOptions};
 pub use tool_display::{

@@ -41,6 +41,7 @@ use crate::usage_accumulator::{UsageAccumulator, UsageTotals};
 use clawloop_core::js_text::{is_js_whitespace, js_trim, js_trim_end, js_trim_start};
 
 mod message_text;
+pub use message_text::{extract_assistant_text, extract_assistant_thinking};
 mod reply_media;
 mod tool_results;
 

@@ -70,6 +70,19 @@ pub(super) struct MessageText {
     pub(super) thinking: String,
 }
 
+/// OpenClaw `extractAssistantText`: the visible text of a finished assistant message (text
+/// blocks without reasoning tags, joined with `\n`), as the final payloads fall back to it when
+/// no block reply collected any text.
+pub fn extract_assistant_text(message: &AssistantMessage) -> String {
+    message_text(message, false).visible
+}
+
+/// OpenClaw `extractAssistantThinking`: the message's reasoning (its thinking blocks, else a
+/// think block promoted from the start of its text), trimmed.
+pub fn extract_assistant_thinking(message: &AssistantMessage) -> String {
+    message_text(message, true).thinking
+}
+
 /// A text block after the promotion, or a thinking block.
 enum Part<'a> {
     Text(&'a str),
