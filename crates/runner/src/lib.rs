@@ -19,5 +19,6 @@ pub mod attempt;
 pub mod auth;
 pub mod compaction;
 pub mod config;
+pub mod fallback;
 pub mod prompt;
 pub mod run;
