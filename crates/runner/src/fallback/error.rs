@@ -13,15 +13,22 @@ use super::candidates::ModelCandidate;
 /// Why one candidate's run failed, as the run loop reports it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CandidateError {
-    /// A classified failure: another profile or model may do better.
+    /// A classified failure: another profile or model may do better. Boxed: the error is
+    /// large and most results carry none.
     #[error("{0}")]
-    Failover(FailoverError),
+    Failover(Box<FailoverError>),
     /// The user aborted the run. Never fallen back on.
     #[error("the run was aborted")]
     Aborted,
     /// Any other failure, with its message; the chain classifies the text itself.
     #[error("{0}")]
     Other(String),
+}
+
+impl From<FailoverError> for CandidateError {
+    fn from(error: FailoverError) -> Self {
+        CandidateError::Failover(Box::new(error))
+    }
 }
 
 impl CandidateError {
@@ -58,10 +65,9 @@ fn reason_of_message(message: &str, provider: &str) -> Option<FailoverReason> {
 pub fn coerce_candidate_error(error: CandidateError, candidate: &ModelCandidate) -> CandidateError {
     match error {
         CandidateError::Other(message) => match reason_of_message(&message, &candidate.provider) {
-            Some(reason) => CandidateError::Failover(
-                FailoverError::new(message, reason)
-                    .with_model(candidate.provider.clone(), candidate.model.clone()),
-            ),
+            Some(reason) => FailoverError::new(message, reason)
+                .with_model(candidate.provider.clone(), candidate.model.clone())
+                .into(),
             None => CandidateError::Other(message),
         },
         CandidateError::Failover(_) | CandidateError::Aborted => error,
@@ -315,7 +321,9 @@ mod tests {
     }
 
     fn failover(message: &str, reason: FailoverReason) -> CandidateError {
-        CandidateError::Failover(FailoverError::new(message, reason).with_model("acme", "m1"))
+        FailoverError::new(message, reason)
+            .with_model("acme", "m1")
+            .into()
     }
 
     fn attempt(error: &str, reason: FailoverReason, status: Option<u16>) -> FallbackAttempt {
@@ -354,8 +362,8 @@ mod tests {
             ),
             (
                 "a failover error is kept as it is",
-                CandidateError::Failover(FailoverError::new("x", FailoverReason::Format)),
-                CandidateError::Failover(FailoverError::new("x", FailoverReason::Format)),
+                FailoverError::new("x", FailoverReason::Format).into(),
+                FailoverError::new("x", FailoverReason::Format).into(),
             ),
             (
                 "an abort is kept",
@@ -435,22 +443,20 @@ mod tests {
             ),
             (
                 "failover error keeps its status and code",
-                CandidateError::Failover(
-                    FailoverError::new("overloaded", FailoverReason::Overloaded)
-                        .with_status(529)
-                        .with_code("overloaded_error"),
-                ),
+                FailoverError::new("overloaded", FailoverReason::Overloaded)
+                    .with_status(529)
+                    .with_code("overloaded_error")
+                    .into(),
                 false,
                 CandidateErrorAction::Record {
                     attempt: FallbackAttempt {
                         code: Some("overloaded_error".to_owned()),
                         ..attempt("overloaded", FailoverReason::Overloaded, Some(529))
                     },
-                    error: CandidateError::Failover(
-                        FailoverError::new("overloaded", FailoverReason::Overloaded)
-                            .with_status(529)
-                            .with_code("overloaded_error"),
-                    ),
+                    error: FailoverError::new("overloaded", FailoverReason::Overloaded)
+                        .with_status(529)
+                        .with_code("overloaded_error")
+                        .into(),
                 },
             ),
         ];
