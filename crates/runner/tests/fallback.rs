@@ -554,3 +554,15 @@ async fn an_unreadable_auth_store_is_a_clear_error() {
     );
     assert_eq!(calls, []);
 }
+
+#[tokio::test]
+async fn an_empty_chain_fails_with_an_empty_summary() {
+    let h = harness();
+    let (result, calls) = go(&h, &[], &[]).await;
+    let FallbackError::Summary(summary) = result.unwrap_err() else {
+        panic!("expected the summary");
+    };
+    assert_eq!(summary.message, "All models failed (0): unknown");
+    assert_eq!(summary.soonest_cooldown_expiry, None);
+    assert_eq!(calls, []);
+}

@@ -17,7 +17,9 @@ pub enum CandidateError {
     /// large and most results carry none.
     #[error("{0}")]
     Failover(Box<FailoverError>),
-    /// The user aborted the run. Never fallen back on.
+    /// The user aborted the run. Never fallen back on. A run cut short by a timeout is no
+    /// user abort: report it as a [`CandidateError::Failover`] with reason `timeout`, which
+    /// falls back like any other failure.
     #[error("the run was aborted")]
     Aborted,
     /// Any other failure, with its message; the chain classifies the text itself.

@@ -55,7 +55,8 @@ impl std::fmt::Debug for ProbeThrottle {
 }
 
 impl ProbeThrottle {
-    /// An empty throttle reading time from `clock`.
+    /// An empty throttle reading time from `clock` — the clock of the auth profile manager it
+    /// is used with, so probe times and cooldown windows are on one time line.
     pub fn new(clock: Arc<dyn Clock>) -> Self {
         ProbeThrottle {
             clock,
