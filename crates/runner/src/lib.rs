@@ -19,6 +19,7 @@ pub mod attempt;
 pub mod auth;
 pub mod compaction;
 pub mod config;
+pub mod fallback;
 pub mod lanes;
 pub mod payloads;
 pub mod prompt;
