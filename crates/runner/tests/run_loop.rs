@@ -20,10 +20,9 @@ use clawloop_runner::agent::MessageQueues;
 use clawloop_runner::attempt::{AttemptIo, SharedReplySink};
 use clawloop_runner::auth::{AuthProfileManager, FileAuthStore};
 use clawloop_runner::config::Config;
+use clawloop_runner::payloads::RunErrorKind;
 use clawloop_runner::prompt::PromptMode;
-use clawloop_runner::run::{
-    RunEnding, RunError, RunErrorKind, RunOutcome, RunRequest, run_embedded_agent,
-};
+use clawloop_runner::run::{RunEnding, RunError, RunOutcome, RunRequest, run_embedded_agent};
 use clawloop_tools::builtins::builtin_tools;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -294,7 +293,7 @@ async fn an_overflow_that_nothing_can_shrink_ends_with_the_overflow_payload() {
         (text.as_str(), kind),
         (
             "Context overflow: prompt too large for the model.",
-            RunErrorKind::Overflow(clawloop_runner::run::OverflowKind::ContextOverflow)
+            RunErrorKind::ContextOverflow
         )
     );
 }

@@ -32,6 +32,7 @@ use crate::attempt::{
     AttemptIo, AttemptParams, AttemptResult, PromptErrorSource, run_attempt, session_compactor,
 };
 use crate::compaction::CompactionOutcome;
+use crate::payloads::RunErrorKind;
 use crate::run::decide::{
     DecisionInput, DecisionStage, FailoverDecision, merge_retry_failover_reason,
     resolve_run_failover_decision,
@@ -42,7 +43,7 @@ use crate::run::limits::{
 };
 use crate::run::overflow::{OverflowAction, OverflowState, overflow_action, overflow_text};
 use crate::run::profiles::ProfileCursor;
-use crate::run::request::{RunEnding, RunError, RunErrorKind, RunOutcome, RunRequest};
+use crate::run::request::{RunEnding, RunError, RunOutcome, RunRequest};
 
 /// Text of the failover thrown when rate limits persist past the rotation cap.
 pub const RATE_LIMITED_FAILOVER_TEXT: &str =
@@ -212,7 +213,7 @@ pub async fn run_embedded_agent(
                             started,
                             RunEnding::ErrorPayload {
                                 text: CONTEXT_OVERFLOW_TEXT.to_owned(),
-                                kind: RunErrorKind::Overflow(kind),
+                                kind,
                                 message,
                             },
                         ));

@@ -7,6 +7,7 @@ mod embedded;
 pub mod limits;
 pub mod overflow;
 pub mod profiles;
+mod providers;
 pub mod request;
 
 pub use decide::{
@@ -19,10 +20,8 @@ pub use limits::{
     TIMEOUT_COMPACTION_PROMPT_RATIO, max_run_loop_iterations,
 };
 pub use overflow::{
-    MAX_OVERFLOW_COMPACTION_ATTEMPTS, OverflowAction, OverflowKind, OverflowState, overflow_action,
-    overflow_text,
+    MAX_OVERFLOW_COMPACTION_ATTEMPTS, OverflowAction, OverflowState, overflow_action, overflow_text,
 };
 pub use profiles::{ActiveProfile, NoUsableProfile, ProfileCursor};
-pub use request::{
-    EnvLookup, ProviderFactory, RunEnding, RunError, RunErrorKind, RunOutcome, RunRequest,
-};
+pub use request::{EnvLookup, ProviderFactory, RunEnding, RunError, RunOutcome, RunRequest};
+pub use providers::http_provider_factory;

@@ -17,8 +17,8 @@ use clawloop_tools::client_tools::ClientToolDefinition;
 use crate::attempt::AttemptResult;
 use crate::auth::AuthProfileManager;
 use crate::config::Config;
+use crate::payloads::RunErrorKind;
 use crate::prompt::PromptMode;
-use crate::run::overflow::OverflowKind;
 
 /// Builds the stream function for a resolved model (the providers crate's dispatch, wrappers
 /// applied); an error names what is wrong (an unknown API, say).
@@ -100,31 +100,6 @@ pub enum RunEnding {
         /// `meta.error.message`.
         message: String,
     },
-}
-
-/// `meta.error.kind` of a run that gave up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunErrorKind {
-    /// The context could not be made to fit.
-    Overflow(OverflowKind),
-    /// The provider refused the message order.
-    RoleOrdering,
-    /// An image was too large.
-    ImageSize,
-    /// The iteration limit.
-    RetryLimit,
-}
-
-impl RunErrorKind {
-    /// The wire string.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunErrorKind::Overflow(kind) => kind.as_str(),
-            RunErrorKind::RoleOrdering => "role_ordering",
-            RunErrorKind::ImageSize => "image_size",
-            RunErrorKind::RetryLimit => "retry_limit",
-        }
-    }
 }
 
 /// What a run did.
