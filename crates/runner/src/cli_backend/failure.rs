@@ -17,7 +17,7 @@ const DETAIL_CHARS: usize = 2000;
 /// `N s` with up to millisecond precision and no trailing zeros (`180s`, `0.25s`).
 pub(crate) fn seconds(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         let text = format!("{}.{:03}", ms / 1000, ms % 1000);

@@ -33,7 +33,8 @@ pub struct CliInvocation {
     pub stdin: Option<String>,
     /// Whether the resume arguments were used.
     pub resume: bool,
-    /// The session id sent (known, or new for `sessionMode: always`).
+    /// The session id sent (known, or new for `sessionMode: always`); `None` when the
+    /// backend has no way to pass one.
     pub session_id: Option<String>,
     /// Whether this call starts a new CLI session.
     pub new_session: bool,
@@ -86,6 +87,9 @@ pub fn plan_invocation(
         (CliSessionMode::Always, None) => (Some(new_session_id()), true),
     };
     let resume = known.is_some() && session_id.is_some() && !backend.resume_args.is_empty();
+    // An id the command line cannot carry is not sent, so it cannot name the session either.
+    let session_id = session_id
+        .filter(|_| resume || !backend.session_args.is_empty() || backend.session_arg.is_some());
 
     let system_prompt = request
         .system_prompt

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rustix::process::{Pid, Signal, kill_process_group};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, Command};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::time::{Instant, sleep, sleep_until};
 use tokio_util::sync::CancellationToken;
 
@@ -135,12 +135,16 @@ async fn read_chunk<R: AsyncRead + Unpin>(pipe: &mut Option<R>, buf: &mut [u8]) 
     }
 }
 
-/// Starts `launch` and runs it to its end. `Err` only when the process could not start.
-pub(crate) async fn run(
-    launch: Launch<'_>,
-    limits: Limits,
-    cancel: &CancellationToken,
-) -> io::Result<Outcome> {
+/// A started CLI, not yet read.
+pub(crate) struct Running {
+    group: Group,
+    stdout: Option<ChildStdout>,
+    stderr: Option<ChildStderr>,
+    stdin: Option<(ChildStdin, Vec<u8>)>,
+}
+
+/// Starts `launch` as the leader of a new process group.
+pub(crate) fn spawn(launch: Launch<'_>) -> io::Result<Running> {
     let mut command = Command::new(launch.program);
     command
         .args(launch.args)
@@ -169,100 +173,119 @@ pub(crate) async fn run(
         pgid,
         reaped: false,
     };
-    let mut stdout = group.child.stdout.take();
-    let mut stderr = group.child.stderr.take();
-    let stdin_pipe = group.child.stdin.take();
-    let stdin_bytes = launch.stdin.map(str::as_bytes).unwrap_or_default();
-    // A CLI that exits without reading its stdin breaks the pipe: that is its business, the
-    // answer is judged by its output and exit status.
-    let mut feed = pin!(async move {
-        if let Some(mut pipe) = stdin_pipe {
-            let _ = pipe.write_all(stdin_bytes).await;
-            let _ = pipe.shutdown().await;
-        }
-    });
-    let mut feeding = launch.stdin.is_some();
-
-    let mut out = Vec::new();
-    let mut err = Tail {
-        bytes: Vec::new(),
-        cap: STDERR_TAIL_BYTES,
+    let stdout = group.child.stdout.take();
+    let stderr = group.child.stderr.take();
+    let stdin = match (group.child.stdin.take(), launch.stdin) {
+        (Some(pipe), Some(text)) => Some((pipe, text.as_bytes().to_vec())),
+        _ => None,
     };
-    let mut out_buf = vec![0u8; 16 * 1024];
-    let mut err_buf = vec![0u8; 8 * 1024];
-    let watchdog = sleep(limits.no_output);
-    let mut watchdog = pin!(watchdog);
-    let overall_deadline = limits.overall.map(|d| Instant::now() + d);
-    let mut overall = pin!(async move {
-        match overall_deadline {
-            Some(deadline) => sleep_until(deadline).await,
-            None => std::future::pending().await,
-        }
-    });
-    let mut status: Option<ExitStatus> = None;
-
-    let ending = loop {
-        if status.is_some() && stdout.is_none() && stderr.is_none() {
-            break None;
-        }
-        tokio::select! {
-            biased;
-            () = cancel.cancelled() => break Some(Ending::Aborted),
-            () = &mut overall => break Some(Ending::TimedOut),
-            n = read_chunk(&mut stdout, &mut out_buf) => {
-                if n == 0 {
-                    stdout = None;
-                } else {
-                    out.extend_from_slice(&out_buf[..n]);
-                    watchdog.as_mut().reset(Instant::now() + limits.no_output);
-                    if out.len() > limits.max_stdout_bytes {
-                        break Some(Ending::OutputTooLarge);
-                    }
-                }
-            }
-            n = read_chunk(&mut stderr, &mut err_buf) => {
-                if n == 0 {
-                    stderr = None;
-                } else {
-                    err.push(&err_buf[..n]);
-                }
-            }
-            () = &mut feed, if feeding => feeding = false,
-            result = group.child.wait(), if status.is_none() => {
-                match result {
-                    Ok(exit) => {
-                        group.reaped = true;
-                        status = Some(exit);
-                    }
-                    // The leader cannot be waited for: nothing more can be learned.
-                    Err(_) => break Some(Ending::Aborted),
-                }
-            }
-            () = &mut watchdog => {
-                // After the leader exited, silence only means a leftover process still holds
-                // the pipe open: the output is complete.
-                if status.is_some() {
-                    break None;
-                }
-                break Some(Ending::NoOutput);
-            }
-        }
-    };
-    let ending = match (ending, status) {
-        (Some(ending), _) => {
-            group.kill_and_reap().await;
-            ending
-        }
-        (None, Some(exit)) => Ending::Exited(exit),
-        // Unreachable by the loop's exit conditions; treated as an abort rather than trusted.
-        (None, None) => {
-            group.kill_and_reap().await;
-            Ending::Aborted
-        }
-    };
-    Ok(Outcome {
-        ending,
-        stdout: out,
-        stderr_tail: err.into_bytes(),
+    Ok(Running {
+        group,
+        stdout,
+        stderr,
+        stdin,
     })
+}
+
+impl Running {
+    /// Feeds stdin, reads the output to its end under `limits`, and reaps the leader. Any
+    /// ending but the CLI's own exit kills the whole group first.
+    pub(crate) async fn finish(self, limits: Limits, cancel: &CancellationToken) -> Outcome {
+        let Running {
+            mut group,
+            mut stdout,
+            mut stderr,
+            stdin,
+        } = self;
+        let mut feeding = stdin.is_some();
+        // A CLI that exits without reading its stdin breaks the pipe: that is its business,
+        // the answer is judged by its output and exit status.
+        let mut feed = pin!(async move {
+            if let Some((mut pipe, bytes)) = stdin {
+                let _ = pipe.write_all(&bytes).await;
+                let _ = pipe.shutdown().await;
+            }
+        });
+        let mut out = Vec::new();
+        let mut err = Tail {
+            bytes: Vec::new(),
+            cap: STDERR_TAIL_BYTES,
+        };
+        let mut out_buf = vec![0u8; 16 * 1024];
+        let mut err_buf = vec![0u8; 8 * 1024];
+        let mut watchdog = pin!(sleep(limits.no_output));
+        let overall_deadline = limits.overall.map(|d| Instant::now() + d);
+        let mut overall = pin!(async move {
+            match overall_deadline {
+                Some(deadline) => sleep_until(deadline).await,
+                None => std::future::pending().await,
+            }
+        });
+        let mut status: Option<ExitStatus> = None;
+
+        let ending = loop {
+            if status.is_some() && stdout.is_none() && stderr.is_none() {
+                break None;
+            }
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => break Some(Ending::Aborted),
+                () = &mut overall => break Some(Ending::TimedOut),
+                n = read_chunk(&mut stdout, &mut out_buf) => {
+                    if n == 0 {
+                        stdout = None;
+                    } else {
+                        out.extend_from_slice(&out_buf[..n]);
+                        watchdog.as_mut().reset(Instant::now() + limits.no_output);
+                        if out.len() > limits.max_stdout_bytes {
+                            break Some(Ending::OutputTooLarge);
+                        }
+                    }
+                }
+                n = read_chunk(&mut stderr, &mut err_buf) => {
+                    if n == 0 {
+                        stderr = None;
+                    } else {
+                        err.push(&err_buf[..n]);
+                    }
+                }
+                () = &mut feed, if feeding => feeding = false,
+                result = group.child.wait(), if status.is_none() => {
+                    match result {
+                        Ok(exit) => {
+                            group.reaped = true;
+                            status = Some(exit);
+                        }
+                        // The leader cannot be waited for: nothing more can be learned.
+                        Err(_) => break Some(Ending::Aborted),
+                    }
+                }
+                () = &mut watchdog => {
+                    // After the leader exited, silence only means a leftover process still
+                    // holds the pipe open: the output is complete.
+                    if status.is_some() {
+                        break None;
+                    }
+                    break Some(Ending::NoOutput);
+                }
+            }
+        };
+        let ending = match (ending, status) {
+            (None, Some(exit)) => Ending::Exited(exit),
+            (Some(ending), _) => {
+                group.kill_and_reap().await;
+                ending
+            }
+            // The loop only ends without an ending once the leader exited.
+            (None, None) => {
+                group.kill_and_reap().await;
+                Ending::Aborted
+            }
+        };
+        Outcome {
+            ending,
+            stdout: out,
+            stderr_tail: err.into_bytes(),
+        }
+    }
 }

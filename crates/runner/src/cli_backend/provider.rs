@@ -9,6 +9,7 @@
 //! call that never started a process ends with `error` alone, as an HTTP provider does when
 //! the connection fails.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,9 +23,10 @@ use tokio_util::sync::CancellationToken;
 use super::config::CliBackendConfig;
 use super::failure;
 use super::invocation::{CliInvocation, needs_scratch, plan_invocation};
+use super::output::CliOutput;
 use super::output::parse_cli_output;
-use super::process::{self, Ending, Launch, Limits};
-use super::queue::RunQueue;
+use super::process::{self, Ending, Launch, Limits, Outcome};
+use super::queue::{QueueTurn, RunQueue};
 use super::request::CliRequest;
 use super::session::CliSessionBinding;
 
@@ -126,34 +128,50 @@ impl CliBackendProvider {
         let initial = AssistantMessage::for_model(model, self.clock.now_ms());
         let this = self.clone();
         Box::pin(async_stream::stream! {
-            match this.execute(&request, &cancel, initial.clone()).await {
-                Ok(events) => {
-                    for event in events {
-                        yield event;
-                    }
-                }
+            let mut builder = AssistantMessageBuilder::new(initial.clone());
+            let prepared = match this.prepare(&request, &cancel).await {
+                Ok(prepared) => prepared,
                 Err(failure) => {
-                    let mut builder = AssistantMessageBuilder::new(initial);
-                    for event in failure.started {
-                        builder.apply(&event);
+                    yield builder.fail(failure.reason, failure.message);
+                    return;
+                }
+            };
+            let running = match process::spawn(prepared.launch()) {
+                Ok(running) => running,
+                Err(e) => {
+                    let message = failure::spawn_failed(&this.backend.id, &prepared.plan.program, &e);
+                    yield builder.fail(StopReason::Error, message);
+                    return;
+                }
+            };
+            let start = AssistantMessageEvent::Start { partial: Some(Box::new(initial)) };
+            builder.apply(&start);
+            yield start;
+            let outcome = running.finish(prepared.limits, &cancel).await;
+            // The CLI is gone: its scratch files (system prompt, images) can go too.
+            let Prepared { plan, scratch, turn, .. } = prepared;
+            drop(turn);
+            drop(scratch);
+            match this.conclude(&plan, outcome) {
+                Ok(output) => {
+                    for event in this.answer_events(output, &mut builder) {
                         yield event;
                     }
-                    yield builder.fail(failure.reason, failure.message);
                 }
+                Err(failure) => yield builder.fail(failure.reason, failure.message),
             }
         })
     }
 
-    /// The whole call: its events, ending with `done`, or the failure to report.
-    async fn execute(
+    /// Everything before the process starts: scratch files, the command line, the queue turn.
+    async fn prepare(
         &self,
         request: &CliRequest,
         cancel: &CancellationToken,
-        initial: AssistantMessage,
-    ) -> Result<Vec<AssistantMessageEvent>, Failure> {
+    ) -> Result<Prepared, Failure> {
         let backend = &*self.backend;
         if cancel.is_cancelled() {
-            return Err(Failure::aborted(Vec::new()));
+            return Err(Failure::aborted());
         }
         let scratch = if needs_scratch(backend, request) {
             let dir = tempfile::Builder::new()
@@ -185,72 +203,85 @@ impl CliBackendProvider {
                 ))
             })?;
         }
-
-        let _turn = match self.queue_key(&plan) {
+        let turn = match self.queue_key(&plan) {
             Some(key) => tokio::select! {
                 biased;
-                () = cancel.cancelled() => return Err(Failure::aborted(Vec::new())),
+                () = cancel.cancelled() => return Err(Failure::aborted()),
                 turn = self.queue.turn(key) => Some(turn),
             },
             None => None,
         };
-
         let (env_remove, env_set) = self.environment();
         let no_output = self
             .no_output_timeout
             .unwrap_or_else(|| backend.watchdog.profile(plan.resume).timeout(self.timeout));
-        let limits = Limits {
-            no_output,
-            overall: self.timeout,
-            max_stdout_bytes: self.max_output_bytes,
-        };
-        let launch = Launch {
-            program: &plan.program,
-            args: &plan.args,
-            cwd: &self.workspace,
-            env_remove: &env_remove,
-            env_set: &env_set,
-            stdin: plan.stdin.as_deref(),
-        };
-        // `start` is only sent once the process runs; it travels with the outcome.
-        let started = vec![AssistantMessageEvent::Start {
-            partial: Some(Box::new(initial.clone())),
-        }];
-        let outcome = process::run(launch, limits, cancel)
-            .await
-            .map_err(|e| Failure::error(failure::spawn_failed(&backend.id, &plan.program, &e)))?;
-        drop(scratch);
+        Ok(Prepared {
+            limits: Limits {
+                no_output,
+                overall: self.timeout,
+                max_stdout_bytes: self.max_output_bytes,
+            },
+            plan,
+            scratch,
+            turn,
+            env_remove,
+            env_set,
+            cwd: self.workspace.clone(),
+        })
+    }
 
+    /// The parsed answer of a finished process, or why the call failed.
+    fn conclude(&self, plan: &CliInvocation, outcome: Outcome) -> Result<CliOutput, Failure> {
         let stdout = String::from_utf8_lossy(&outcome.stdout);
         let status = match outcome.ending {
             Ending::Exited(status) => status,
-            Ending::Aborted => return Err(Failure::aborted(started)),
+            Ending::Aborted => return Err(Failure::aborted()),
             Ending::NoOutput => {
-                return Err(Failure::error(failure::no_output(no_output)).after(started));
+                return Err(Failure::error(failure::no_output(
+                    self.no_output_limit(plan),
+                )));
             }
             Ending::TimedOut => {
                 let limit = self.timeout.unwrap_or_default();
-                return Err(Failure::error(failure::timed_out(limit)).after(started));
+                return Err(Failure::error(failure::timed_out(limit)));
             }
             Ending::OutputTooLarge => {
-                return Err(
-                    Failure::error(failure::output_too_large(self.max_output_bytes)).after(started),
-                );
+                return Err(Failure::error(failure::output_too_large(
+                    self.max_output_bytes,
+                )));
             }
         };
         if !status.success() {
             let stderr = String::from_utf8_lossy(&outcome.stderr_tail);
-            return Err(
-                Failure::error(failure::exit_failure(status, &stdout, &stderr)).after(started),
-            );
+            return Err(Failure::error(failure::exit_failure(
+                status, &stdout, &stderr,
+            )));
         }
+        Ok(parse_cli_output(
+            &stdout,
+            &self.backend,
+            plan.output,
+            plan.session_id.as_deref(),
+        ))
+    }
 
-        let output = parse_cli_output(&stdout, backend, plan.output, plan.session_id.as_deref());
-        let mut builder = AssistantMessageBuilder::new(initial);
-        let mut events = started;
-        for event in &events {
-            builder.apply(event);
-        }
+    fn no_output_limit(&self, plan: &CliInvocation) -> Duration {
+        self.no_output_timeout.unwrap_or_else(|| {
+            self.backend
+                .watchdog
+                .profile(plan.resume)
+                .timeout(self.timeout)
+        })
+    }
+
+    /// The text events and `done` for `output`; the final message carries usage and the
+    /// session binding.
+    fn answer_events(
+        &self,
+        output: CliOutput,
+        builder: &mut AssistantMessageBuilder,
+    ) -> Vec<AssistantMessageEvent> {
+        let mut events = Vec::new();
         if !output.text.is_empty() {
             for event in [
                 AssistantMessageEvent::TextStart { content_index: 0 },
@@ -260,7 +291,7 @@ impl CliBackendProvider {
                 },
                 AssistantMessageEvent::TextEnd {
                     content_index: 0,
-                    content: output.text.clone(),
+                    content: output.text,
                     content_signature: None,
                 },
             ] {
@@ -268,19 +299,20 @@ impl CliBackendProvider {
                 events.push(event);
             }
         }
-        let message = builder.message_mut();
+        let mut finished = builder.clone();
+        let message = finished.message_mut();
         if let Some(usage) = output.usage {
             message.usage = usage;
         }
         if let Some(session_id) = output.session_id {
             CliSessionBinding {
-                backend: backend.id.clone(),
+                backend: self.backend.id.clone(),
                 session_id,
             }
             .attach(message);
         }
-        events.push(builder.finish(StopReason::Stop));
-        Ok(events)
+        events.push(finished.finish(StopReason::Stop));
+        events
     }
 
     /// OpenClaw's queue key: none when `serialize` is off; for Claude, its session (or
@@ -300,7 +332,7 @@ impl CliBackendProvider {
     }
 
     /// Variables to remove (`clearEnv` minus the preserved ones) and to set (`env`).
-    fn environment(&self) -> (Vec<String>, std::collections::BTreeMap<String, String>) {
+    fn environment(&self) -> (Vec<String>, BTreeMap<String, String>) {
         let preserved = std::env::var(PRESERVE_ENV_VAR).unwrap_or_default();
         let preserved: Vec<&str> = preserved
             .split(|c: char| c == ',' || c.is_whitespace())
@@ -343,9 +375,8 @@ impl LlmStream for CliBackendProvider {
     }
 }
 
-/// A failed call: the events already due (`start` when the process ran) and the error.
+/// Why a call failed, as its `error` event will say.
 struct Failure {
-    started: Vec<AssistantMessageEvent>,
     reason: StopReason,
     message: String,
 }
@@ -353,23 +384,42 @@ struct Failure {
 impl Failure {
     fn error(message: String) -> Failure {
         Failure {
-            started: Vec::new(),
             reason: StopReason::Error,
             message,
         }
     }
 
-    fn aborted(started: Vec<AssistantMessageEvent>) -> Failure {
+    fn aborted() -> Failure {
         Failure {
-            started,
             reason: StopReason::Aborted,
             message: failure::CLI_ABORTED.to_owned(),
         }
     }
+}
 
-    fn after(mut self, started: Vec<AssistantMessageEvent>) -> Failure {
-        self.started = started;
-        self
+/// A call ready to start.
+struct Prepared {
+    plan: CliInvocation,
+    /// Removed when dropped, after the CLI is gone.
+    scratch: Option<tempfile::TempDir>,
+    /// This call's place in the backend's queue, held until the CLI is gone.
+    turn: Option<QueueTurn>,
+    env_remove: Vec<String>,
+    env_set: BTreeMap<String, String>,
+    cwd: PathBuf,
+    limits: Limits,
+}
+
+impl Prepared {
+    fn launch(&self) -> Launch<'_> {
+        Launch {
+            program: &self.plan.program,
+            args: &self.plan.args,
+            cwd: &self.cwd,
+            env_remove: &self.env_remove,
+            env_set: &self.env_set,
+            stdin: self.plan.stdin.as_deref(),
+        }
     }
 }
 

@@ -12,8 +12,7 @@ pub(crate) fn extract_cli_error_message(raw: &str) -> Option<String> {
     json_records(raw)
         .iter()
         .map(explicit_error)
-        .filter(|text| !text.is_empty())
-        .last()
+        .rfind(|text| !text.is_empty())
 }
 
 fn nested_error_message(record: &Map<String, Value>) -> Option<String> {
