@@ -95,6 +95,20 @@ echo $! > "$FAKE_DIR/child.tmp" && mv "$FAKE_DIR/child.tmp" "$FAKE_DIR/child"
 wait
 "#,
         );
+        // Holds a lock directory while it works: a second run at the same time fails.
+        write(
+            "exclusive",
+            r#"mkdir "$FAKE_DIR/lock" 2>/dev/null || { echo "overlapping runs" >&2; exit 1; }
+sleep 0.2
+rmdir "$FAKE_DIR/lock"
+echo "done ${HOME-unset}"
+"#,
+        );
+        write(
+            "flood",
+            r#"while :; do echo "lots and lots of output"; done
+"#,
+        );
         write(
             "fail",
             r#"echo "half an answer"
@@ -725,4 +739,78 @@ async fn an_already_cancelled_call_starts_nothing() {
         Some((StopReason::Aborted, Some(CLI_ABORTED.to_owned())))
     );
     assert!(!state.path().join("pid").exists(), "the CLI never ran");
+}
+
+#[tokio::test]
+async fn the_overall_timeout_kills_the_cli() {
+    let state = tempfile::tempdir().unwrap();
+    let cli = provider("hang-cli", "hang", state.path(), json!({"output": "text"}))
+        .with_timeout(Some(Duration::from_millis(300)));
+    let events = collect(cli.stream(
+        &model("hang-cli", "m"),
+        &context(None, vec![user("x")]),
+        StreamOptions::default(),
+    ))
+    .await;
+    assert_eq!(
+        events,
+        failed(
+            initial("hang-cli", "m"),
+            StopReason::Error,
+            "CLI exceeded timeout (0.3s) and was terminated."
+        )
+    );
+}
+
+#[tokio::test]
+async fn endless_output_is_cut_off() {
+    let state = tempfile::tempdir().unwrap();
+    let cli = provider(
+        "flood-cli",
+        "flood",
+        state.path(),
+        json!({"output": "text"}),
+    )
+    .with_max_output_bytes(100_000);
+    let events = collect(cli.stream(
+        &model("flood-cli", "m"),
+        &context(None, vec![user("x")]),
+        StreamOptions::default(),
+    ))
+    .await;
+    assert_eq!(
+        events,
+        failed(
+            initial("flood-cli", "m"),
+            StopReason::Error,
+            "CLI output exceeded 100000 bytes and was terminated."
+        )
+    );
+}
+
+#[tokio::test]
+async fn serialized_runs_do_not_overlap_and_clear_env_applies() {
+    let state = tempfile::tempdir().unwrap();
+    let cli = provider(
+        "solo-cli",
+        "exclusive",
+        state.path(),
+        json!({"output": "text", "clearEnv": ["HOME"]}),
+    );
+    assert!(cli.backend().serialize);
+    let model = model("solo-cli", "m");
+    let ctx = context(None, vec![user("x")]);
+    let (a, b) = tokio::join!(
+        collect(cli.stream(&model, &ctx, StreamOptions::default())),
+        collect(cli.clone().stream(&model, &ctx, StreamOptions::default())),
+    );
+    for events in [a, b] {
+        assert_eq!(
+            events
+                .last()
+                .and_then(|e| e.final_message())
+                .map(AssistantMessage::text),
+            Some("done unset".to_owned())
+        );
+    }
 }

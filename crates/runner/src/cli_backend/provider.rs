@@ -147,12 +147,13 @@ impl CliBackendProvider {
             let start = AssistantMessageEvent::Start { partial: Some(Box::new(initial)) };
             builder.apply(&start);
             yield start;
-            let outcome = running.finish(prepared.limits, &cancel).await;
+            let prepared_limits = prepared.limits;
+            let outcome = running.finish(prepared_limits, &cancel).await;
             // The CLI is gone: its scratch files (system prompt, images) can go too.
             let Prepared { plan, scratch, turn, .. } = prepared;
             drop(turn);
             drop(scratch);
-            match this.conclude(&plan, outcome) {
+            match this.conclude(&plan, &prepared_limits, outcome) {
                 Ok(output) => {
                     for event in this.answer_events(output, &mut builder) {
                         yield event;
@@ -231,23 +232,24 @@ impl CliBackendProvider {
     }
 
     /// The parsed answer of a finished process, or why the call failed.
-    fn conclude(&self, plan: &CliInvocation, outcome: Outcome) -> Result<CliOutput, Failure> {
+    fn conclude(
+        &self,
+        plan: &CliInvocation,
+        limits: &Limits,
+        outcome: Outcome,
+    ) -> Result<CliOutput, Failure> {
         let stdout = String::from_utf8_lossy(&outcome.stdout);
         let status = match outcome.ending {
             Ending::Exited(status) => status,
             Ending::Aborted => return Err(Failure::aborted()),
-            Ending::NoOutput => {
-                return Err(Failure::error(failure::no_output(
-                    self.no_output_limit(plan),
-                )));
-            }
+            Ending::NoOutput => return Err(Failure::error(failure::no_output(limits.no_output))),
             Ending::TimedOut => {
-                let limit = self.timeout.unwrap_or_default();
+                let limit = limits.overall.unwrap_or_default();
                 return Err(Failure::error(failure::timed_out(limit)));
             }
             Ending::OutputTooLarge => {
                 return Err(Failure::error(failure::output_too_large(
-                    self.max_output_bytes,
+                    limits.max_stdout_bytes,
                 )));
             }
         };
@@ -263,15 +265,6 @@ impl CliBackendProvider {
             plan.output,
             plan.session_id.as_deref(),
         ))
-    }
-
-    fn no_output_limit(&self, plan: &CliInvocation) -> Duration {
-        self.no_output_timeout.unwrap_or_else(|| {
-            self.backend
-                .watchdog
-                .profile(plan.resume)
-                .timeout(self.timeout)
-        })
     }
 
     /// The text events and `done` for `output`; the final message carries usage and the
