@@ -814,3 +814,29 @@ async fn serialized_runs_do_not_overlap_and_clear_env_applies() {
         );
     }
 }
+
+#[test]
+fn a_bad_cli_backend_table_fails_the_config_naming_its_key() {
+    let err = clawloop_runner::config::Config::from_value(json!({
+        "cliBackends": {"my-cli": {"command": "x", "sessionMode": "sometimes"}}
+    }))
+    .err()
+    .map(|e| e.path);
+    assert_eq!(err.as_deref(), Some("cliBackends.my-cli.sessionMode"));
+    let err = clawloop_runner::config::Config::from_value(json!({
+        "cliBackends": {"my-cli": {"args": ["--json"]}}
+    }))
+    .err()
+    .map(|e| e.to_string());
+    assert_eq!(
+        err.as_deref(),
+        Some(
+            "config key `cliBackends.my-cli.command`: is required: a program name or [program, args…]"
+        )
+    );
+    // The presets need nothing.
+    assert!(
+        clawloop_runner::config::Config::from_value(json!({"cliBackends": {"claude-cli": {}}}))
+            .is_ok()
+    );
+}
