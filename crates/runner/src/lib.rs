@@ -17,6 +17,7 @@
 pub mod agent;
 pub mod attempt;
 pub mod auth;
+pub mod cli_backend;
 pub mod compaction;
 pub mod config;
 pub mod fallback;

@@ -33,7 +33,8 @@ pub struct Config {
     /// `[models]`: custom providers and overrides of built-in ones.
     #[serde(default)]
     pub models: ModelsConfig,
-    /// `[cliBackends.<id>]`: external agent CLIs run as providers.
+    /// `[cliBackends.<id>]`: external agent CLIs run as providers, as written; see
+    /// [`crate::cli_backend::CliBackendConfig::all_from_config`] for the resolved backends.
     #[serde(default)]
     pub cli_backends: BTreeMap<String, Value>,
     /// `[auth]` as written; [`Config::auth`] is its typed form.
@@ -66,6 +67,9 @@ impl Config {
                 message: err.inner().to_string(),
             })?;
         config.validate()?;
+        // A bad `[cliBackends.<id>]` table is reported now, naming its key, not when the
+        // backend is first used.
+        crate::cli_backend::CliBackendConfig::all_from_config(&config)?;
         if let Some(table) = &config.auth_table {
             config.auth = AuthConfig::from_json(table).map_err(|err| ConfigError {
                 path: err.key,
