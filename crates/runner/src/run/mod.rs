@@ -23,5 +23,5 @@ pub use overflow::{
     MAX_OVERFLOW_COMPACTION_ATTEMPTS, OverflowAction, OverflowState, overflow_action, overflow_text,
 };
 pub use profiles::{ActiveProfile, NoUsableProfile, ProfileCursor};
-pub use request::{EnvLookup, ProviderFactory, RunEnding, RunError, RunOutcome, RunRequest};
 pub use providers::http_provider_factory;
+pub use request::{EnvLookup, ProviderFactory, RunEnding, RunError, RunOutcome, RunRequest};

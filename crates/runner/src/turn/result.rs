@@ -35,11 +35,27 @@ impl RunResult {
         for attempt in &outcome.attempts {
             usage.record_attempt(attempt);
         }
-        let agent_meta = AgentMeta::new(&last, &outcome.provider, &outcome.model, &usage, outcome.compaction_count);
+        let agent_meta = AgentMeta::new(
+            &last,
+            &outcome.provider,
+            &outcome.model,
+            &usage,
+            outcome.compaction_count,
+        );
         let (payloads, meta) = match &outcome.ending {
-            RunEnding::ErrorPayload { text, kind, message } => (
+            RunEnding::ErrorPayload {
+                text,
+                kind,
+                message,
+            } => (
                 vec![ReplyPayload::error(text.clone())],
-                RunMeta::error(&last, agent_meta, outcome.duration_ms, *kind, message.clone()),
+                RunMeta::error(
+                    &last,
+                    agent_meta,
+                    outcome.duration_ms,
+                    *kind,
+                    message.clone(),
+                ),
             ),
             RunEnding::Completed => {
                 let input = PayloadInput {
@@ -57,7 +73,14 @@ impl RunResult {
                 if let Some(incomplete) = incomplete {
                     payloads = vec![incomplete];
                 }
-                let meta = RunMeta::terminal(&last, agent_meta, outcome.duration_ms, payloads.len(), &signals, incomplete_turn);
+                let meta = RunMeta::terminal(
+                    &last,
+                    agent_meta,
+                    outcome.duration_ms,
+                    payloads.len(),
+                    &signals,
+                    incomplete_turn,
+                );
                 (payloads, meta)
             }
         };
