@@ -27,3 +27,4 @@ pub mod prompt;
 pub mod registry;
 pub mod run;
 pub mod runtime;
+pub mod turn;

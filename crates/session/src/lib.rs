@@ -94,6 +94,7 @@ mod on_disk;
 mod options;
 mod process;
 mod scan;
+mod session_index;
 mod store;
 mod store_async;
 mod tagged;

@@ -424,6 +424,25 @@ impl SessionStore {
         Ok((id, path))
     }
 
+    /// The record of `key`, or a new one pointing at a fresh session id, under one hold of the
+    /// lock; `true` when it was created.
+    pub(crate) fn find_or_insert(&self, key: &str) -> Result<(SessionRecord, bool), SessionError> {
+        let (id, path) = self.new_transcript_path(None)?;
+        let file = std::path::absolute(&path)
+            .unwrap_or_else(|_| path.clone())
+            .to_string_lossy()
+            .into_owned();
+        let now = self.clock.now_ms();
+        self.modify(|map| {
+            if let Some(value) = map.get(key) {
+                return Ok((parse_record(key, value.clone())?, false));
+            }
+            let record = SessionRecord::new(id, Some(file), now);
+            map.insert(key.to_owned(), to_value(&record)?);
+            Ok((record, true))
+        })
+    }
+
     /// Points `key` at the session `id` in `path`, keeping the settings of `base` (default:
     /// the key's current record, if readable).
     fn point_key_at(

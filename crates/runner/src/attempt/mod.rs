@@ -198,22 +198,13 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
         client_calls: Some(pending_calls.clone()),
         clock: Arc::clone(&params.clock),
     };
-    let compaction_settings = CompactionSettings {
-        reserve_tokens: defaults.compaction.reserve_tokens,
-        keep_recent_tokens: defaults.compaction.keep_recent_tokens,
-        ..CompactionSettings::default()
-    };
-    let compactor = Compactor::new(Arc::clone(&params.provider), params.model.clone())
-        .with_settings(compaction_settings)
-        .with_timeout(compaction_timeout(Some(
-            defaults.compaction.timeout_seconds,
-        )))
-        .with_stream_options(StreamOptions {
-            api_key: params.api_key.clone(),
-            ..StreamOptions::default()
-        })
-        .with_context_window(params.model.context_window)
-        .with_clock(Arc::clone(&params.clock));
+    let compactor = session_compactor(
+        &params.model,
+        &params.provider,
+        params.api_key.clone(),
+        &defaults,
+        &params.clock,
+    );
     let auto = AutoCompactionSettings {
         enabled: defaults.compaction.enabled,
         reserve_tokens: defaults.compaction.reserve_tokens,
@@ -293,6 +284,33 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
     drop(session);
     drop(transcript);
     result
+}
+
+/// The compactor a session with `model` uses: the config's reserve, kept tokens and safety
+/// timeout, the model's window, the run's key.
+pub fn session_compactor(
+    model: &clawloop_core::model::Model,
+    provider: &Arc<dyn clawloop_core::provider::LlmStream>,
+    api_key: Option<String>,
+    defaults: &AgentDefaults,
+    clock: &Arc<dyn clawloop_core::clock::Clock>,
+) -> Compactor {
+    let settings = CompactionSettings {
+        reserve_tokens: defaults.compaction.reserve_tokens,
+        keep_recent_tokens: defaults.compaction.keep_recent_tokens,
+        ..CompactionSettings::default()
+    };
+    Compactor::new(Arc::clone(provider), model.clone())
+        .with_settings(settings)
+        .with_timeout(compaction_timeout(Some(
+            defaults.compaction.timeout_seconds,
+        )))
+        .with_stream_options(StreamOptions {
+            api_key,
+            ..StreamOptions::default()
+        })
+        .with_context_window(model.context_window)
+        .with_clock(Arc::clone(clock))
 }
 
 /// A prompt error from sending the prompt.

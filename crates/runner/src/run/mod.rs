@@ -3,18 +3,25 @@
 //! payload, or a failover to the next model. Its decisions are pure functions, one per file.
 
 pub mod decide;
+mod embedded;
 pub mod limits;
 pub mod overflow;
+pub mod profiles;
+mod providers;
+pub mod request;
 
 pub use decide::{
     DecisionInput, DecisionStage, FailoverDecision, merge_retry_failover_reason,
     resolve_run_failover_decision,
 };
+pub use embedded::{OVERLOADED_FAILOVER_TEXT, RATE_LIMITED_FAILOVER_TEXT, run_embedded_agent};
 pub use limits::{
     MAX_SAME_MODEL_IDLE_TIMEOUT_RETRIES, MAX_TIMEOUT_COMPACTION_ATTEMPTS,
     TIMEOUT_COMPACTION_PROMPT_RATIO, max_run_loop_iterations,
 };
 pub use overflow::{
-    MAX_OVERFLOW_COMPACTION_ATTEMPTS, OverflowAction, OverflowKind, OverflowState, overflow_action,
-    overflow_text,
+    MAX_OVERFLOW_COMPACTION_ATTEMPTS, OverflowAction, OverflowState, overflow_action, overflow_text,
 };
+pub use profiles::{ActiveProfile, NoUsableProfile, ProfileCursor};
+pub use providers::http_provider_factory;
+pub use request::{EnvLookup, ProviderFactory, RunEnding, RunError, RunOutcome, RunRequest};

@@ -11,24 +11,7 @@ use clawloop_core::classify::{
 /// At most this many overflow recoveries by compaction per run.
 pub const MAX_OVERFLOW_COMPACTION_ATTEMPTS: u32 = 3;
 
-/// Why the run gave up on an overflow (`meta.error.kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OverflowKind {
-    /// The context does not fit.
-    ContextOverflow,
-    /// Compaction itself overflowed.
-    CompactionFailure,
-}
-
-impl OverflowKind {
-    /// The `meta.error.kind` string.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OverflowKind::ContextOverflow => "context_overflow",
-            OverflowKind::CompactionFailure => "compaction_failure",
-        }
-    }
-}
+use crate::payloads::RunErrorKind;
 
 /// The overflow chain's facts for one iteration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -60,7 +43,7 @@ pub enum OverflowAction {
     /// Give up: the overflow payload.
     GiveUp {
         /// `meta.error.kind`.
-        kind: OverflowKind,
+        kind: RunErrorKind,
         /// The overflow text, for `meta.error.message`.
         message: String,
     },
@@ -104,9 +87,9 @@ pub fn overflow_action(text: &str, state: &OverflowState) -> OverflowAction {
     }
     OverflowAction::GiveUp {
         kind: if compaction_failure {
-            OverflowKind::CompactionFailure
+            RunErrorKind::CompactionFailure
         } else {
-            OverflowKind::ContextOverflow
+            RunErrorKind::ContextOverflow
         },
         message: text.to_owned(),
     }
@@ -184,7 +167,7 @@ mod tests {
                     ..state()
                 },
                 OverflowAction::GiveUp {
-                    kind: OverflowKind::ContextOverflow,
+                    kind: RunErrorKind::ContextOverflow,
                     message: OVERFLOW.to_owned(),
                 },
             ),
@@ -196,7 +179,7 @@ mod tests {
                     ..state()
                 },
                 OverflowAction::GiveUp {
-                    kind: OverflowKind::ContextOverflow,
+                    kind: RunErrorKind::ContextOverflow,
                     message: OVERFLOW.to_owned(),
                 },
             ),
@@ -205,7 +188,7 @@ mod tests {
                 "Compaction failed: prompt is too long",
                 state(),
                 OverflowAction::GiveUp {
-                    kind: OverflowKind::CompactionFailure,
+                    kind: RunErrorKind::CompactionFailure,
                     message: "Compaction failed: prompt is too long".to_owned(),
                 },
             ),

@@ -9,6 +9,7 @@ mod chunker;
 mod classify;
 mod guard;
 mod history;
+mod run;
 mod session;
 mod subscribe;
 mod tags;
@@ -35,6 +36,7 @@ pub const REGISTRY: &[(Kind, Runner)] = &[
     (Kind::Subscribe, subscribe::run),
     (Kind::Session, session::run),
     (Kind::Wire, wire::run),
+    (Kind::Run, run::run),
 ];
 
 /// The runner of a kind, if it is implemented.

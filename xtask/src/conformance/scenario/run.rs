@@ -15,8 +15,7 @@ use super::values::{
 use super::vocab::{AgentEventType, Api, EntryType, ReplyStopReason, ResultKind, WireRole};
 
 /// Input of a `run` case.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunInput {
     /// clawloop config, free-form.
     pub config: Object,
@@ -32,6 +31,39 @@ pub struct RunInput {
     pub session_lines: Option<Vec<Line>>,
     /// Turns, in order.
     pub turns: NonEmptyVec<Checked<Turn>>,
+    /// The input exactly as written: the runner writes files and scripts the server from it,
+    /// so key order and numbers are kept.
+    pub raw: Value,
+}
+
+/// The checked shape of a `run` input.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RunInputFields {
+    config: Object,
+    auth_profiles: Option<AuthProfilesFile>,
+    auth_state: Option<AuthState>,
+    start_time_ms: Option<f64>,
+    workspace: Option<BTreeMap<String, String>>,
+    session_lines: Option<Vec<Line>>,
+    turns: NonEmptyVec<Checked<Turn>>,
+}
+
+impl<'de> Deserialize<'de> for RunInput {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = Value::deserialize(d)?;
+        let fields: RunInputFields = super::decode::decode(&raw).map_err(super::decode::nested)?;
+        Ok(RunInput {
+            config: fields.config,
+            auth_profiles: fields.auth_profiles,
+            auth_state: fields.auth_state,
+            start_time_ms: fields.start_time_ms,
+            workspace: fields.workspace,
+            session_lines: fields.session_lines,
+            turns: fields.turns,
+            raw,
+        })
+    }
 }
 
 /// One turn of a `run` case.

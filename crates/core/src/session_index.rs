@@ -1,0 +1,75 @@
+//! The session-store seam (SPEC §1): which transcript continues a session key. The runner holds
+//! it as `Arc<dyn SessionIndex>`; `clawloop-session`'s `SessionStore` (`sessions.json`)
+//! implements it, and an embedder can keep the mapping anywhere else (a database, a chat
+//! platform's thread table).
+
+use std::path::PathBuf;
+
+use crate::tool::BoxFuture;
+
+/// The transcript a session key currently continues.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionBinding {
+    /// The key (`main`, `agent:main:telegram:dm:123`, …).
+    pub session_key: String,
+    /// The session id (the transcript header's id).
+    pub session_id: String,
+    /// The transcript file.
+    pub session_file: PathBuf,
+    /// Whether the binding was created by this call.
+    pub created: bool,
+}
+
+/// What a finished turn records for its key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionTurnRecord {
+    /// Provider of the model that answered.
+    pub provider: Option<String>,
+    /// Model that answered.
+    pub model: Option<String>,
+    /// Input tokens of the turn.
+    pub input_tokens: Option<u64>,
+    /// Output tokens of the turn.
+    pub output_tokens: Option<u64>,
+    /// Tokens in the context after the turn.
+    pub total_tokens: Option<u64>,
+    /// The context window the session ran with.
+    pub context_tokens: Option<u64>,
+    /// Compactions the turn completed.
+    pub compactions: u32,
+    /// When the turn ended, ms since the epoch.
+    pub updated_at: u64,
+}
+
+/// A session index failure, with the store's own description.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct SessionIndexError {
+    /// What went wrong, naming the store and the key.
+    pub message: String,
+}
+
+/// Maps session keys to transcripts. Implementations must not block the async runtime (do file
+/// work on a blocking pool) and must keep the mapping consistent across processes.
+pub trait SessionIndex: Send + Sync {
+    /// The transcript `session_key` continues, created (with a new session id) when the key is
+    /// new.
+    fn bind<'a>(
+        &'a self,
+        session_key: &'a str,
+    ) -> BoxFuture<'a, Result<SessionBinding, SessionIndexError>>;
+
+    /// Starts a new transcript for `session_key` (`/new`, the session-reset hook); the old
+    /// transcript is kept.
+    fn reset<'a>(
+        &'a self,
+        session_key: &'a str,
+    ) -> BoxFuture<'a, Result<SessionBinding, SessionIndexError>>;
+
+    /// Records a finished turn.
+    fn record_turn<'a>(
+        &'a self,
+        session_key: &'a str,
+        record: SessionTurnRecord,
+    ) -> BoxFuture<'a, Result<(), SessionIndexError>>;
+}

@@ -1,0 +1,18 @@
+//! The turn (`run_agent_turn_with_fallback`, seed 001, SPEC §8.6): a user's message for a
+//! session key, through the model fallback, into the user-facing result.
+
+pub mod env;
+pub mod final_text;
+pub mod guards;
+pub mod result;
+mod run;
+
+pub use env::TurnEnv;
+pub use final_text::{TurnFailure, turn_failure_text};
+pub use guards::TurnGuards;
+pub use result::{AgentRunLoopResult, RunResult, TurnSuccess};
+pub use run::{
+    NO_MODEL_TEXT, TURN_COMPACTION_RESET_TEXT, TURN_HISTORY_CORRUPTED_TEXT,
+    TURN_OVERFLOW_NO_REPLY_TEXT, TURN_ROLE_ORDERING_RESET_TEXT, TurnIo, TurnRequest,
+    run_agent_turn_with_fallback,
+};

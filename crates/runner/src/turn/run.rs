@@ -1,0 +1,451 @@
+//! `run_agent_turn_with_fallback` (seed 001, reference §21, SPEC §8.6): binds the session key,
+//! runs the model-fallback chain with each run admitted on its lanes, and turns what came back
+//! into the user's result — including the session reset after an unrecoverable overflow and the
+//! one whole-turn retry after a transient HTTP error.
+
+use std::time::Duration;
+
+use clawloop_core::classify::{
+    is_billing_error_message, is_compaction_failure_error, is_context_overflow_error,
+    is_role_ordering_error,
+};
+use clawloop_core::error_text::{TURN_CONTEXT_LIMIT_RESET_TEXT, agent_failed_before_reply_text};
+use clawloop_core::message::ImageContent;
+use clawloop_core::session_index::SessionTurnRecord;
+use clawloop_core::{FailoverReason, StopReason, ThinkLevel};
+use clawloop_subscribe::SILENT_REPLY_TOKEN;
+use clawloop_tools::client_tools::ClientToolDefinition;
+use clawloop_tools::execute::EventSink;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::MessageQueues;
+use crate::attempt::{AttemptIo, SharedReplySink};
+use crate::config::seconds;
+use crate::fallback::{
+    CandidateError, FallbackError, ModelCandidate, resolve_fallback_candidates,
+    run_with_model_fallback,
+};
+use crate::lanes::RunLanes;
+use crate::payloads::{ReplyPayload, RunErrorKind};
+use crate::prompt::PromptMode;
+use crate::registry::RunContext;
+use crate::run::{RunError, RunOutcome, RunRequest, run_embedded_agent};
+use crate::turn::env::TurnEnv;
+use crate::turn::final_text::{TurnFailure, turn_failure_text};
+use crate::turn::guards::TurnGuards;
+use crate::turn::result::{AgentRunLoopResult, RunResult, TurnSuccess};
+
+/// Reset notice after a failed compaction (reference §21, with SPEC §9's floor of 4000).
+pub const TURN_COMPACTION_RESET_TEXT: &str = "⚠️ Context limit exceeded during compaction. I've reset our conversation to start fresh - please try again.\n\nTo prevent this, increase your compaction buffer by setting `agents.defaults.compaction.reserveTokensFloor` to 4000 or higher in your config.";
+/// Reset notice after a role-ordering rejection.
+pub const TURN_ROLE_ORDERING_RESET_TEXT: &str =
+    "⚠️ Message ordering conflict. I've reset the conversation - please try again.";
+/// Reset notice after Gemini refused the history's turn order.
+pub const TURN_HISTORY_CORRUPTED_TEXT: &str =
+    "⚠️ Session history was corrupted. I've reset the conversation - please try again!";
+/// A run that ended on an overflow without any reply text.
+pub const TURN_OVERFLOW_NO_REPLY_TEXT: &str = "⚠️ Context overflow — this conversation is too large for the model. Use /new to start a fresh session.";
+/// No model is configured.
+pub const NO_MODEL_TEXT: &str =
+    "No model is configured: set agents.defaults.model.primary in the config or pass a model.";
+
+/// A user's message for a session key.
+#[derive(Debug, Clone, Default)]
+pub struct TurnRequest {
+    /// The session key.
+    pub session_key: String,
+    /// The message.
+    pub prompt: String,
+    /// Images sent with it.
+    pub images: Vec<ImageContent>,
+    /// Client tools offered for this turn.
+    pub client_tools: Vec<ClientToolDefinition>,
+    /// The provider to use instead of the configured primary's.
+    pub provider: Option<String>,
+    /// The model to use instead of the configured primary.
+    pub model: Option<String>,
+    /// The thinking level instead of `agents.defaults.thinkingDefault`.
+    pub thinking: Option<ThinkLevel>,
+    /// A profile the user locked.
+    pub locked_profile: Option<String>,
+    /// The run id (a new one when absent).
+    pub run_id: Option<String>,
+    /// Appended to the system prompt.
+    pub extra_system_prompt: Option<String>,
+    /// The whole run's time limit instead of `agents.defaults.timeoutSeconds`.
+    pub timeout: Option<Duration>,
+}
+
+/// How a turn talks to the outside while it runs.
+#[derive(Clone)]
+pub struct TurnIo {
+    /// Aborts the turn.
+    pub cancel: CancellationToken,
+    /// Every agent event.
+    pub events: Option<EventSink>,
+    /// Block replies, partial replies, reasoning, tool summaries.
+    pub replies: SharedReplySink,
+    /// Steering and follow-up messages.
+    pub queues: MessageQueues,
+}
+
+impl Default for TurnIo {
+    fn default() -> Self {
+        TurnIo {
+            cancel: CancellationToken::new(),
+            events: None,
+            replies: SharedReplySink::discard(),
+            queues: MessageQueues::new(),
+        }
+    }
+}
+
+/// Runs one turn.
+pub async fn run_agent_turn_with_fallback(
+    env: &TurnEnv,
+    request: TurnRequest,
+    io: TurnIo,
+) -> AgentRunLoopResult {
+    let run_id = request
+        .run_id
+        .clone()
+        .unwrap_or_else(clawloop_session::uuid_v4);
+    env.runtime.run_contexts().register(
+        &run_id,
+        RunContext {
+            session_key: Some(request.session_key.clone()),
+            ..RunContext::default()
+        },
+    );
+    let result = turn(env, &request, &io, &run_id).await;
+    env.runtime.run_contexts().clear(&run_id);
+    result
+}
+
+async fn turn(
+    env: &TurnEnv,
+    request: &TurnRequest,
+    io: &TurnIo,
+    run_id: &str,
+) -> AgentRunLoopResult {
+    let defaults = env.config.defaults();
+    let key = request.session_key.as_str();
+    let requested = match (&request.provider, &request.model) {
+        (Some(provider), Some(model)) => Some((provider.as_str(), model.as_str())),
+        (None, Some(model)) => match clawloop_providers::catalog::parse_model_ref(model) {
+            Some(parsed) => Some(parsed),
+            None => Some(("", model.as_str())),
+        },
+        (Some(provider), None) => Some((provider.as_str(), "")),
+        (None, None) => None,
+    };
+    let candidates = resolve_fallback_candidates(requested, &defaults.model, None);
+    if candidates.is_empty() {
+        return final_error(NO_MODEL_TEXT.to_owned(), None);
+    }
+    let mut guards = TurnGuards::default();
+    loop {
+        let binding = match env.sessions.bind(key).await {
+            Ok(binding) => binding,
+            Err(err) => return final_error(agent_failed_before_reply_text(&err.message), None),
+        };
+        let session_id = binding.session_id.clone();
+        let fallback_configured = candidates.len() > 1;
+        let result = run_with_model_fallback(
+            &candidates,
+            &env.auth,
+            &env.agent_dir,
+            &env.probe_throttle,
+            |candidate, options| {
+                let run_request = run_request(
+                    env,
+                    request,
+                    run_id,
+                    &binding,
+                    &candidate,
+                    fallback_configured,
+                    options.allow_transient_cooldown_probe,
+                );
+                let lanes = RunLanes::for_run(Some(key), &binding.session_id, None);
+                let attempt_io = AttemptIo {
+                    cancel: io.cancel.clone(),
+                    events: io.events.clone(),
+                    replies: io.replies.clone(),
+                    queues: io.queues.clone(),
+                };
+                let runtime = env.runtime.clone();
+                async move {
+                    match runtime
+                        .lanes()
+                        .run_in(&lanes, run_embedded_agent(run_request, attempt_io))
+                        .await
+                    {
+                        Ok(Ok(outcome)) => Ok(outcome),
+                        Ok(Err(RunError::Failover(failover))) => {
+                            Err(CandidateError::Failover(failover))
+                        }
+                        Ok(Err(RunError::Aborted)) => Err(CandidateError::Aborted),
+                        Ok(Err(RunError::Failed(message))) => Err(CandidateError::Other(message)),
+                        Err(lane) => Err(CandidateError::Other(lane.to_string())),
+                    }
+                }
+            },
+        )
+        .await;
+
+        match result {
+            Ok(success) => {
+                let outcome: RunOutcome = success.result;
+                let run_result = RunResult::from_outcome(&outcome);
+                let error_kind = run_result.meta.error.as_ref().map(|e| e.kind);
+                if matches!(
+                    error_kind,
+                    Some(RunErrorKind::ContextOverflow | RunErrorKind::CompactionFailure)
+                ) && defaults.session.reset_on_overflow
+                    && guards.take_reset()
+                {
+                    return reset_and_say(env, key, TURN_CONTEXT_LIMIT_RESET_TEXT, &session_id)
+                        .await;
+                }
+                if error_kind == Some(RunErrorKind::RoleOrdering)
+                    && defaults.session.reset_on_overflow
+                    && guards.take_reset()
+                {
+                    return reset_and_say(env, key, TURN_ROLE_ORDERING_RESET_TEXT, &session_id)
+                        .await;
+                }
+                let transient = outcome
+                    .last_attempt()
+                    .and_then(|a| a.last_assistant.as_ref())
+                    .filter(|a| a.stop_reason == StopReason::Error)
+                    .and_then(|a| a.error_message.clone());
+                if run_result.reply_text().trim().is_empty()
+                    && let Some(message) = transient
+                    && guards.take_transient_retry(&message)
+                {
+                    transient_pause(env, &message).await;
+                    continue;
+                }
+                record_turn(env, key, &outcome).await;
+                let fallback = (success.provider != candidates[0].provider
+                    || success.model != candidates[0].model)
+                    .then(|| (success.provider.clone(), success.model.clone()));
+                let run_result = adjust_after_run(run_result, &outcome);
+                return AgentRunLoopResult::Success(Box::new(TurnSuccess {
+                    directly_sent_block_keys: outcome
+                        .last_attempt()
+                        .map(|a| a.directly_sent_block_keys.clone())
+                        .unwrap_or_default(),
+                    auto_compaction_completed: outcome.compaction_count > 0,
+                    fallback_provider: fallback.as_ref().map(|f| f.0.clone()),
+                    fallback_model: fallback.map(|f| f.1),
+                    run_result,
+                    session_id,
+                }));
+            }
+            Err(FallbackError::Aborted { .. }) => {
+                return AgentRunLoopResult::Final {
+                    payload: ReplyPayload::text(SILENT_REPLY_TOKEN),
+                    session_id: Some(session_id),
+                };
+            }
+            Err(err) => {
+                let message = err.to_string();
+                let reset_allowed = defaults.session.reset_on_overflow;
+                if is_compaction_failure_error(&message)
+                    && !is_billing_error_message(&message)
+                    && reset_allowed
+                    && guards.take_reset()
+                {
+                    return reset_and_say(env, key, TURN_COMPACTION_RESET_TEXT, &session_id).await;
+                }
+                if is_role_ordering_error(&message) && reset_allowed && guards.take_reset() {
+                    return reset_and_say(env, key, TURN_ROLE_ORDERING_RESET_TEXT, &session_id)
+                        .await;
+                }
+                if message
+                    .to_lowercase()
+                    .contains("function call turn comes immediately after")
+                    && guards.take_reset()
+                {
+                    return reset_and_say(env, key, TURN_HISTORY_CORRUPTED_TEXT, &session_id).await;
+                }
+                if guards.take_transient_retry(&message) {
+                    transient_pause(env, &message).await;
+                    continue;
+                }
+                return final_error(failure_text(env, &err), Some(session_id));
+            }
+        }
+    }
+}
+
+/// The run request for one fallback candidate.
+fn run_request(
+    env: &TurnEnv,
+    request: &TurnRequest,
+    run_id: &str,
+    binding: &clawloop_core::session_index::SessionBinding,
+    candidate: &ModelCandidate,
+    fallback_configured: bool,
+    allow_transient_cooldown_probe: bool,
+) -> RunRequest {
+    let defaults = env.config.defaults();
+    RunRequest {
+        run_id: run_id.to_owned(),
+        agent_id: env.agent_id.clone(),
+        session_key: Some(request.session_key.clone()),
+        session_id: binding.session_id.clone(),
+        session_file: binding.session_file.clone(),
+        workspace_dir: env.workspace_dir.clone(),
+        home_dir: env.home_dir.clone(),
+        prompt: request.prompt.clone(),
+        images: request.images.clone(),
+        client_tools: request.client_tools.clone(),
+        extra_system_prompt: request.extra_system_prompt.clone(),
+        prompt_mode: PromptMode::Full,
+        provider: candidate.provider.clone(),
+        model: candidate.model.clone(),
+        thinking: request.thinking.unwrap_or(defaults.thinking_default),
+        locked_profile: request.locked_profile.clone(),
+        fallback_configured,
+        allow_transient_cooldown_probe,
+        config: env.config.clone(),
+        tools: env.tools.clone(),
+        timeout: request
+            .timeout
+            .or_else(|| seconds(defaults.timeout_seconds)),
+        hooks: env.hooks.clone(),
+        clock: env.runtime.clock().clone(),
+        timezone: env.timezone.clone(),
+        auth: Some(env.auth.clone()),
+        provider_factory: env.provider_factory.clone(),
+        env: env.env.clone(),
+    }
+}
+
+/// The user-facing text of an error that escaped the fallback chain.
+fn failure_text(env: &TurnEnv, err: &FallbackError) -> String {
+    let now_ms = env.runtime.clock().now_ms();
+    match err {
+        FallbackError::Summary(summary) => {
+            let all_rate_limited = !summary.attempts.is_empty()
+                && summary.attempts.iter().all(|a| {
+                    matches!(
+                        a.reason,
+                        FailoverReason::RateLimit | FailoverReason::Overloaded
+                    )
+                });
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let soonest = summary
+                .soonest_cooldown_expiry
+                .filter(|e| e.is_finite() && *e > 0.0)
+                .map(|e| e as u64);
+            let reason = summary.attempts.last().map(|a| a.reason);
+            turn_failure_text(&TurnFailure {
+                message: &summary.message,
+                reason,
+                all_rate_limited,
+                soonest_cooldown_expiry: soonest,
+                now_ms,
+            })
+        }
+        FallbackError::Candidate { error, .. } => {
+            let (message, reason) = match error {
+                CandidateError::Failover(failover) => {
+                    (failover.message.clone(), Some(failover.reason))
+                }
+                CandidateError::Aborted => ("Operation aborted".to_owned(), None),
+                CandidateError::Other(message) => (message.clone(), None),
+            };
+            turn_failure_text(&TurnFailure {
+                message: &message,
+                reason,
+                all_rate_limited: false,
+                soonest_cooldown_expiry: None,
+                now_ms,
+            })
+        }
+        FallbackError::Aborted { .. } | FallbackError::AuthStore { .. } => {
+            turn_failure_text(&TurnFailure {
+                message: &err.to_string(),
+                reason: None,
+                all_rate_limited: false,
+                soonest_cooldown_expiry: None,
+                now_ms,
+            })
+        }
+    }
+}
+
+/// Reference §21 step 4: an overflow that left no reply text gets the turn-level overflow text.
+fn adjust_after_run(mut run_result: RunResult, outcome: &RunOutcome) -> RunResult {
+    let no_text = run_result
+        .payloads
+        .iter()
+        .all(|p| p.is_error || p.text.as_deref().is_none_or(|t| t.trim().is_empty()));
+    let overflow = outcome
+        .last_attempt()
+        .and_then(|a| a.last_assistant.as_ref())
+        .filter(|a| a.stop_reason == StopReason::Error)
+        .and_then(|a| a.error_message.as_deref())
+        .is_some_and(is_context_overflow_error);
+    if no_text && overflow && run_result.meta.error.is_none() {
+        run_result.payloads = vec![ReplyPayload::error(TURN_OVERFLOW_NO_REPLY_TEXT)];
+    }
+    run_result
+}
+
+async fn reset_and_say(
+    env: &TurnEnv,
+    key: &str,
+    text: &str,
+    session_id: &str,
+) -> AgentRunLoopResult {
+    match env.sessions.reset(key).await {
+        Ok(binding) => AgentRunLoopResult::Final {
+            payload: ReplyPayload::error(text),
+            session_id: Some(binding.session_id),
+        },
+        Err(err) => {
+            tracing::warn!(target: "clawloop::turn", "session reset failed: {err}");
+            final_error(
+                agent_failed_before_reply_text(&err.message),
+                Some(session_id.to_owned()),
+            )
+        }
+    }
+}
+
+async fn transient_pause(env: &TurnEnv, message: &str) {
+    let delay = env.config.defaults().retry.transient_http_retry_delay_ms;
+    tracing::warn!(target: "clawloop::turn", "Transient HTTP provider error before reply ({message}). Retrying once in {delay}ms.");
+    tokio::time::sleep(Duration::from_millis(delay)).await;
+}
+
+async fn record_turn(env: &TurnEnv, key: &str, outcome: &RunOutcome) {
+    let last = outcome
+        .last_attempt()
+        .and_then(|a| a.last_assistant.as_ref());
+    let usage = last.map(|a| a.usage.clone()).unwrap_or_default();
+    let record = SessionTurnRecord {
+        provider: Some(outcome.provider.clone()),
+        model: Some(outcome.model.clone()),
+        input_tokens: Some(usage.input),
+        output_tokens: Some(usage.output),
+        total_tokens: Some(usage.context_tokens()),
+        context_tokens: None,
+        compactions: outcome.compaction_count,
+        updated_at: env.runtime.clock().now_ms(),
+    };
+    if let Err(err) = env.sessions.record_turn(key, record).await {
+        tracing::warn!(target: "clawloop::turn", "cannot record the turn in the session store: {err}");
+    }
+}
+
+fn final_error(text: String, session_id: Option<String>) -> AgentRunLoopResult {
+    AgentRunLoopResult::Final {
+        payload: ReplyPayload::error(text),
+        session_id,
+    }
+}

@@ -1,0 +1,111 @@
+//! `sessions.json` through core's `SessionIndex` seam.
+
+// Test helpers outside `#[test]` fns: a panic is how a broken fixture is reported.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use clawloop_core::session_index::{SessionIndex, SessionTurnRecord};
+use clawloop_session::SessionStore;
+use pretty_assertions::assert_eq;
+
+#[tokio::test]
+async fn a_new_key_is_bound_once_and_then_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let index: Arc<dyn SessionIndex> = Arc::new(SessionStore::new(dir.path()));
+    let first = index.bind("main").await.unwrap();
+    let again = index.bind("main").await.unwrap();
+    assert!(first.created && !again.created);
+    assert_eq!(
+        (again.session_id.as_str(), again.session_file.as_path()),
+        (first.session_id.as_str(), first.session_file.as_path())
+    );
+    assert_eq!(
+        first.session_file,
+        dir.path().join(format!("{}.jsonl", first.session_id))
+    );
+    let other = index.bind("other").await.unwrap();
+    assert_ne!(other.session_id, first.session_id);
+}
+
+#[test]
+fn threads_binding_the_same_new_key_agree_on_one_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                scope.spawn(|| {
+                    SessionStore::new(dir.path())
+                        .bind_key("race")
+                        .unwrap()
+                        .session_id
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
+}
+
+#[tokio::test]
+async fn reset_starts_a_new_session_and_turns_are_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let index: &dyn SessionIndex = &store;
+    let first = index.bind("main").await.unwrap();
+    let turn = SessionTurnRecord {
+        provider: Some("acme".to_owned()),
+        model: Some("m1".to_owned()),
+        input_tokens: Some(10),
+        output_tokens: Some(5),
+        total_tokens: Some(15),
+        context_tokens: Some(128_000),
+        compactions: 2,
+        updated_at: 1_700_000_000_000,
+    };
+    index.record_turn("main", turn.clone()).await.unwrap();
+    index
+        .record_turn(
+            "main",
+            SessionTurnRecord {
+                compactions: 1,
+                updated_at: 1_700_000_000_500,
+                ..SessionTurnRecord::default()
+            },
+        )
+        .await
+        .unwrap();
+    let record = store.find_by_key("main").unwrap().unwrap();
+    assert_eq!(
+        (
+            record.model_provider.as_deref(),
+            record.model.as_deref(),
+            record.total_tokens,
+            record.compaction_count,
+            record.updated_at
+        ),
+        (
+            Some("acme"),
+            Some("m1"),
+            Some(15),
+            Some(3),
+            1_700_000_000_500
+        )
+    );
+    let reset = index.reset("main").await.unwrap();
+    assert_ne!(reset.session_id, first.session_id);
+    assert_eq!(
+        index.bind("main").await.unwrap().session_id,
+        reset.session_id
+    );
+}
+
+#[tokio::test]
+async fn recording_a_turn_for_an_unknown_key_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = SessionStore::new(dir.path());
+    let err = SessionIndex::record_turn(&index, "ghost", SessionTurnRecord::default())
+        .await
+        .unwrap_err();
+    assert!(err.message.contains("ghost"), "{}", err.message);
+}
