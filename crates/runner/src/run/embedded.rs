@@ -603,6 +603,57 @@ fn attempt_params(
     }
 }
 
+/// Compacts the session of `request` now (`/compact`; OpenClaw's
+/// `compactEmbeddedPiSessionDirect`): the model, its window and the key are resolved as a run
+/// resolves them, and the summary is written under the transcript's lock.
+/// [`CompactionOutcome::NotCompacted`] when there was nothing to summarize.
+pub async fn compact_run_session(
+    request: &RunRequest,
+    custom_instructions: Option<String>,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Result<CompactionOutcome, RunError> {
+    let model = resolve_model(request)?;
+    let provider = (request.provider_factory)(&model).map_err(RunError::Failed)?;
+    let mut cursor = ProfileCursor::resolve(
+        request.auth.clone(),
+        &request.provider,
+        &request.model,
+        request.locked_profile.as_deref(),
+        Arc::clone(&request.env),
+    )
+    .await
+    .map_err(|no| RunError::Failed(no.message))?;
+    let api_key = match cursor.first(true).await {
+        Ok(Some(active)) => Some(active.secret),
+        Ok(None) => configured_key(request).await?,
+        Err(no) => return Err(RunError::Failed(no.message)),
+    };
+    let options = SessionOptions {
+        clock: Arc::clone(&request.clock),
+        ..SessionOptions::default()
+    };
+    let transcript = TranscriptHandle::open_locked(&request.session_file, options)
+        .await
+        .map_err(|err| RunError::Failed(err.to_string()))?;
+    let compactor = session_compactor(
+        &model,
+        &provider,
+        api_key,
+        request.config.defaults(),
+        &request.clock,
+    );
+    let compaction_request = CompactionRequest {
+        reason: CompactionTrigger::Manual,
+        custom_instructions,
+    };
+    TranscriptCompactor::compact(&compactor, &transcript, compaction_request, cancel.clone())
+        .await
+        .map_err(|err| match err {
+            crate::compaction::CompactionError::Cancelled => RunError::Aborted,
+            other => RunError::Failed(other.to_string()),
+        })
+}
+
 /// An explicit compaction between attempts, under the transcript's lock. True when a summary
 /// was written.
 async fn compact_session(

@@ -14,7 +14,9 @@ pub use decide::{
     DecisionInput, DecisionStage, FailoverDecision, merge_retry_failover_reason,
     resolve_run_failover_decision,
 };
-pub use embedded::{OVERLOADED_FAILOVER_TEXT, RATE_LIMITED_FAILOVER_TEXT, run_embedded_agent};
+pub use embedded::{
+    OVERLOADED_FAILOVER_TEXT, RATE_LIMITED_FAILOVER_TEXT, compact_run_session, run_embedded_agent,
+};
 pub use limits::{
     MAX_SAME_MODEL_IDLE_TIMEOUT_RETRIES, MAX_TIMEOUT_COMPACTION_ATTEMPTS,
     TIMEOUT_COMPACTION_PROMPT_RATIO, max_run_loop_iterations,

@@ -28,7 +28,7 @@ use crate::fallback::{
 use crate::lanes::RunLanes;
 use crate::payloads::{ReplyPayload, RunErrorKind};
 use crate::prompt::PromptMode;
-use crate::registry::RunContext;
+use crate::registry::{RunContext, RunHandle};
 use crate::run::{RunError, RunOutcome, RunRequest, run_embedded_agent};
 use crate::turn::env::TurnEnv;
 use crate::turn::final_text::{TurnFailure, turn_failure_text};
@@ -174,12 +174,16 @@ async fn turn(
                     queues: io.queues.clone(),
                 };
                 let runtime = env.runtime.clone();
+                let (session_id, run_id) = (binding.session_id.clone(), run_id.to_owned());
                 async move {
-                    match runtime
-                        .lanes()
-                        .run_in(&lanes, run_embedded_agent(run_request, attempt_io))
-                        .await
-                    {
+                    let admitted = async {
+                        // Registered once admitted, so a queued turn never displaces the
+                        // running one.
+                        let _active =
+                            ActiveRun::register(&runtime, &session_id, key, &run_id, &attempt_io);
+                        run_embedded_agent(run_request, attempt_io.clone()).await
+                    };
+                    match runtime.lanes().run_in(&lanes, admitted).await {
                         Ok(Ok(outcome)) => Ok(outcome),
                         Ok(Err(RunError::Failover(failover))) => {
                             Err(CandidateError::Failover(failover))
@@ -280,8 +284,47 @@ async fn turn(
     }
 }
 
+/// The run's entry in the runtime's active-run registry while it runs: steering reaches its
+/// queues, an abort its token. Cleared on every way out, and only if it is still this run's.
+struct ActiveRun {
+    runtime: crate::runtime::Runtime,
+    session_id: String,
+    handle: RunHandle,
+}
+
+impl ActiveRun {
+    fn register(
+        runtime: &crate::runtime::Runtime,
+        session_id: &str,
+        key: &str,
+        run_id: &str,
+        io: &AttemptIo,
+    ) -> Self {
+        let handle = RunHandle::builder(io.queues.clone(), io.cancel.clone())
+            .run_id(run_id)
+            .build();
+        handle.set_streaming(true);
+        runtime
+            .active_runs()
+            .register(session_id, Some(key), handle.clone());
+        ActiveRun {
+            runtime: runtime.clone(),
+            session_id: session_id.to_owned(),
+            handle,
+        }
+    }
+}
+
+impl Drop for ActiveRun {
+    fn drop(&mut self) {
+        self.runtime
+            .active_runs()
+            .clear(&self.session_id, &self.handle);
+    }
+}
+
 /// The run request for one fallback candidate.
-fn run_request(
+pub(crate) fn run_request(
     env: &TurnEnv,
     request: &TurnRequest,
     run_id: &str,
