@@ -21,6 +21,7 @@ pub mod cli_backend;
 pub mod compaction;
 pub mod config;
 pub mod fallback;
+pub mod hooks;
 pub mod lanes;
 pub mod payloads;
 pub mod prompt;
