@@ -28,4 +28,5 @@ pub mod prompt;
 pub mod registry;
 pub mod run;
 pub mod runtime;
+pub mod subagent;
 pub mod turn;
