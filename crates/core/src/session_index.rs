@@ -72,4 +72,18 @@ pub trait SessionIndex: Send + Sync {
         session_key: &'a str,
         record: SessionTurnRecord,
     ) -> BoxFuture<'a, Result<(), SessionIndexError>>;
+
+    /// Forgets `session_key` and deletes its transcript (a finished subagent with cleanup
+    /// `delete`). Returns whether the key was known. An index that cannot delete keeps the
+    /// default, which refuses with an error naming the key.
+    fn delete<'a>(
+        &'a self,
+        session_key: &'a str,
+    ) -> BoxFuture<'a, Result<bool, SessionIndexError>> {
+        Box::pin(std::future::ready(Err(SessionIndexError {
+            message: format!(
+                "this session index cannot delete sessions (session key {session_key:?} kept)"
+            ),
+        })))
+    }
 }

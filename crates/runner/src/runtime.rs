@@ -20,7 +20,7 @@ use clawloop_core::{Clock, SystemClock};
 
 use crate::config::Config;
 use crate::lanes::{LaneLimits, Lanes};
-use crate::registry::{ActiveRuns, RunContexts};
+use crate::registry::{ActiveRuns, RunContexts, SubagentRegistry, SubagentSettings};
 
 /// The runner's shared state. Clones share everything.
 #[derive(Clone)]
@@ -28,6 +28,7 @@ pub struct Runtime {
     lanes: Lanes,
     active_runs: ActiveRuns,
     run_contexts: RunContexts,
+    subagents: SubagentRegistry,
     clock: Arc<dyn Clock>,
 }
 
@@ -37,6 +38,7 @@ impl fmt::Debug for Runtime {
             .field("lanes", &self.lanes)
             .field("active_runs", &self.active_runs)
             .field("run_contexts", &self.run_contexts)
+            .field("subagents", &self.subagents)
             .finish_non_exhaustive()
     }
 }
@@ -68,6 +70,11 @@ impl Runtime {
         &self.run_contexts
     }
 
+    /// The spawned subagent runs, and whether turns may spawn them.
+    pub fn subagents(&self) -> &SubagentRegistry {
+        &self.subagents
+    }
+
     /// The clock every timestamp and lane wait reads.
     pub fn clock(&self) -> &Arc<dyn Clock> {
         &self.clock
@@ -79,6 +86,7 @@ impl Runtime {
 pub struct RuntimeBuilder {
     clock: Arc<dyn Clock>,
     limits: LaneLimits,
+    subagents: Option<SubagentSettings>,
 }
 
 impl Default for RuntimeBuilder {
@@ -86,6 +94,7 @@ impl Default for RuntimeBuilder {
         RuntimeBuilder {
             clock: Arc::new(SystemClock),
             limits: LaneLimits::default(),
+            subagents: None,
         }
     }
 }
@@ -123,12 +132,20 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Offers the `sessions_spawn` tool to turns under `settings` (off by default, so a turn's
+    /// tool list is the embedder's own unless it asks for subagents).
+    pub fn subagents(mut self, settings: SubagentSettings) -> Self {
+        self.subagents = Some(settings);
+        self
+    }
+
     /// The runtime.
     pub fn build(self) -> Runtime {
         Runtime {
             lanes: Lanes::new(self.limits, Arc::clone(&self.clock)),
             active_runs: ActiveRuns::new(Arc::clone(&self.clock)),
             run_contexts: RunContexts::new(),
+            subagents: SubagentRegistry::new(self.subagents),
             clock: self.clock,
         }
     }

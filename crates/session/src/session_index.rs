@@ -110,4 +110,18 @@ impl SessionIndex for SessionStore {
             .map_err(index_error)
         })
     }
+
+    fn delete<'a>(
+        &'a self,
+        session_key: &'a str,
+    ) -> BoxFuture<'a, Result<bool, SessionIndexError>> {
+        Box::pin(async move {
+            let (store, key) = (self.clone(), session_key.to_owned());
+            run_blocking(&self.store_path(), move || {
+                store.delete(&key).map(|record| record.is_some())
+            })
+            .await
+            .map_err(index_error)
+        })
+    }
 }

@@ -23,6 +23,7 @@ use crate::agent::agent_loop::{
 };
 use crate::agent::persist::{PersistError, Persister, TranscriptHandle};
 use crate::compaction::{CompactionError, CompactionOutcome};
+use crate::hooks::{HookObserver, compact_observed};
 
 /// `auto_compaction_end.errorMessage` when an overflow persists after one compact-and-retry (pi).
 pub const OVERFLOW_RECOVERY_FAILED: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
@@ -134,6 +135,8 @@ pub struct AgentSession {
     overflow_recovery_attempted: bool,
     /// When this session last compacted: usage older than that is stale.
     last_compaction_ms: Option<u64>,
+    /// `before_compaction` / `after_compaction` observers.
+    compaction_observer: Option<HookObserver>,
 }
 
 impl std::fmt::Debug for AgentSession {
@@ -169,7 +172,15 @@ impl AgentSession {
             auto_compaction,
             overflow_recovery_attempted: false,
             last_compaction_ms: None,
+            compaction_observer: None,
         })
+    }
+
+    /// Calls `before_compaction` / `after_compaction` of `observer` around every compaction
+    /// this session runs (auto, overflow recovery and `/compact`).
+    pub fn with_compaction_observer(mut self, observer: HookObserver) -> Self {
+        self.compaction_observer = Some(observer);
+        self
     }
 
     /// The transcript.
@@ -266,8 +277,7 @@ impl AgentSession {
             custom_instructions,
         };
         let outcome = self
-            .compactor
-            .compact(&self.transcript, request, cancel.clone())
+            .run_compaction(request, cancel)
             .await
             .map_err(|err| AgentSessionError::Compaction(Arc::new(err)))?;
         if outcome.compacted() {
@@ -408,11 +418,7 @@ impl AgentSession {
             reason: CompactionTrigger::Auto(reason),
             custom_instructions: None,
         };
-        let end = match self
-            .compactor
-            .compact(&self.transcript, request, cancel.clone())
-            .await
-        {
+        let end = match self.run_compaction(request, cancel).await {
             Ok(CompactionOutcome::Compacted(result)) => {
                 self.after_compaction().await?;
                 if will_retry {
@@ -462,6 +468,22 @@ impl AgentSession {
         );
         sink(end);
         Ok(compacted)
+    }
+
+    /// One compaction through the compactor, with its hooks.
+    async fn run_compaction(
+        &self,
+        request: CompactionRequest,
+        cancel: &CancellationToken,
+    ) -> Result<CompactionOutcome, CompactionError> {
+        compact_observed(
+            self.compactor.as_ref(),
+            &self.transcript,
+            request,
+            cancel.clone(),
+            self.compaction_observer.as_ref(),
+        )
+        .await
     }
 
     fn drop_trailing_error(&mut self) {

@@ -10,10 +10,11 @@
 //!   the file*, an orphaned user prompt merged into this one, the history pipeline applied; the
 //!   subscription set up.
 //! * **D — prompt**: `before_prompt_build` / `before_agent_start` hooks (a failing hook only
-//!   warns), the system prompt, the prompt through the agent session (persistence, compaction,
-//!   one overflow retry), then the cache-TTL marker when context pruning asks for it.
-//! * **E — always**: the writer flushed, the subscription's view collected, the transcript (and
-//!   its lock) released.
+//!   warns), the system prompt, `llm_input`, the prompt through the agent session (persistence,
+//!   compaction with its hooks, one overflow retry), then the cache-TTL marker when context
+//!   pruning asks for it.
+//! * **E — always**: the writer flushed, the subscription's view collected, `agent_end` and
+//!   `llm_output` notified (fire-and-forget), the transcript (and its lock) released.
 
 mod cache_ttl;
 mod history;
@@ -27,7 +28,9 @@ use std::sync::Arc;
 
 use clawloop_core::agent_event::AgentEvent;
 use clawloop_core::classify::is_idle_timeout_error;
-use clawloop_core::hooks::{HookContext, PromptBuildEvent};
+use clawloop_core::hooks::{
+    AgentEndEvent, HookContext, LlmInputEvent, LlmOutputEvent, PromptBuildEvent,
+};
 use clawloop_core::message::{AgentMessage, ContentBlock, UserContent, UserMessage};
 use clawloop_core::model::StreamOptions;
 use clawloop_core::tool::{Tool, ToolContext};
@@ -48,6 +51,7 @@ use crate::agent::{
 };
 use crate::compaction::{CompactionSettings, Compactor, compaction_timeout};
 use crate::config::{AgentDefaults, BreakMode, ContextPruningMode};
+use crate::hooks::{HookObserver, ObserverEvent, WarnOnFailure};
 use crate::prompt::skills::{
     SkillRoots, SkillsPromptLimits, format_skills_prompt, load_skills, skill_env_overlay,
 };
@@ -112,10 +116,10 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
         workspace_dir: Some(params.workspace_dir.clone()),
     };
     let executor = ToolExecutor::new(registry.clone())
-        .with_hooks(Arc::new(PluginHooks::new(
+        .with_hooks(Arc::new(WarnOnFailure(PluginHooks::new(
             Arc::clone(&params.hooks),
             hook_context.clone(),
-        )))
+        ))))
         .with_clock(Arc::clone(&params.clock));
     let session_options = SessionOptions {
         clock: Arc::clone(&params.clock),
@@ -173,6 +177,15 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
     let built =
         system_prompt::build(&params, &tool_definitions, &skills_prompt.text, &hooked).await;
     result.system_prompt_report = Some(built.report);
+    let observer = HookObserver::new(Arc::clone(&params.hooks), hook_context.clone());
+    let llm_input = LlmInputEvent {
+        provider: params.model.provider.clone(),
+        model: params.model.id.clone(),
+        system_prompt: Some(built.text.clone()),
+        prompt: prompt_text.clone(),
+        history_messages: Arc::clone(&hook_event.messages),
+        images_count: params.images.len(),
+    };
 
     let mut options = StreamOptions {
         api_key: params.api_key.clone(),
@@ -216,7 +229,7 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
         Arc::new(compactor),
         auto,
     ) {
-        Ok(session) => session,
+        Ok(session) => session.with_compaction_observer(observer.clone()),
         Err(err) => {
             result.prompt_error = Some(prompt_error(err.to_string()));
             return result;
@@ -238,6 +251,8 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
         )
     };
     let prompt = user_prompt(&prompt_text, &params.images, now);
+    let prompt_started = params.clock.now_ms();
+    observer.notify(ObserverEvent::LlmInput(llm_input));
     let outcome = session.prompt(vec![prompt], &run_cancel, &sink).await;
     match outcome {
         Ok(outcome) => {
@@ -281,9 +296,57 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
     result.messages_snapshot = session.messages().to_vec();
     result.pending_tool_calls = pending_calls.take();
     collect_subscription(&subscription, &mut result);
+    notify_run_observers(
+        &observer,
+        &params,
+        &result,
+        params.clock.now_ms().saturating_sub(prompt_started),
+    );
     drop(session);
     drop(transcript);
     result
+}
+
+/// `agent_end`, then `llm_output` (OpenClaw's order), once the attempt's prompt is over.
+fn notify_run_observers(
+    observer: &HookObserver,
+    params: &AttemptParams,
+    result: &AttemptResult,
+    duration_ms: u64,
+) {
+    let error = result
+        .prompt_error
+        .as_ref()
+        .map(|e| e.message.clone())
+        .or_else(|| {
+            result
+                .last_assistant
+                .as_ref()
+                .filter(|a| a.stop_reason == StopReason::Error)
+                .and_then(|a| a.error_message.clone())
+        });
+    observer.notify(ObserverEvent::AgentEnd(AgentEndEvent {
+        messages: Arc::from(result.messages_snapshot.clone()),
+        success: !result.aborted && error.is_none(),
+        error,
+        duration_ms,
+    }));
+    let totals = result.attempt_usage.unwrap_or_default();
+    let usage = clawloop_core::Usage {
+        input: totals.input.unwrap_or(0),
+        output: totals.output.unwrap_or(0),
+        cache_read: totals.cache_read.unwrap_or(0),
+        cache_write: totals.cache_write.unwrap_or(0),
+        total_tokens: totals.total.unwrap_or(0),
+        ..clawloop_core::Usage::default()
+    };
+    observer.notify(ObserverEvent::LlmOutput(LlmOutputEvent {
+        provider: params.model.provider.clone(),
+        model: params.model.id.clone(),
+        assistant_texts: result.assistant_texts.clone(),
+        last_assistant: result.last_assistant.clone().map(Arc::new),
+        usage,
+    }));
 }
 
 /// The compactor a session with `model` uses: the config's reserve, kept tokens and safety

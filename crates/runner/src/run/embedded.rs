@@ -18,6 +18,7 @@ use clawloop_core::error_text::{
     format_assistant_error_text, image_too_large_text, no_api_key_resolved_message,
     retry_limit_error_message,
 };
+use clawloop_core::hooks::HookContext;
 use clawloop_core::model::Model;
 use clawloop_core::provider::LlmStream;
 use clawloop_core::think_level::pick_fallback_thinking_level;
@@ -27,11 +28,12 @@ use clawloop_providers::catalog::ModelCatalog;
 use clawloop_session::SessionOptions;
 use clawloop_session::transforms::{ToolResultBudget, session_likely_has_oversized_tool_results};
 
-use crate::agent::{CompactionRequest, CompactionTrigger, TranscriptCompactor, TranscriptHandle};
+use crate::agent::{CompactionRequest, CompactionTrigger, TranscriptHandle};
 use crate::attempt::{
     AttemptIo, AttemptParams, AttemptResult, PromptErrorSource, run_attempt, session_compactor,
 };
 use crate::compaction::CompactionOutcome;
+use crate::hooks::{AgentStartOnce, HookObserver, compact_observed, resolve_model_override};
 use crate::payloads::RunErrorKind;
 use crate::run::decide::{
     DecisionInput, DecisionStage, FailoverDecision, merge_retry_failover_reason,
@@ -75,6 +77,7 @@ pub async fn run_embedded_agent(
     if io.cancel.is_cancelled() {
         return Err(RunError::Aborted);
     }
+    let request = apply_run_start_hooks(request).await;
     let model = resolve_model(&request)?;
     let provider = (request.provider_factory)(&model).map_err(RunError::Failed)?;
     let initial_thinking = request.thinking;
@@ -426,6 +429,35 @@ pub async fn run_embedded_agent(
     }
 }
 
+/// The run-start hooks (reference §4.1 item 5): their provider or model replaces the run's
+/// before the model is resolved, and the attempts reuse the legacy hook's answer instead of
+/// calling it again.
+async fn apply_run_start_hooks(mut request: RunRequest) -> RunRequest {
+    let context = hook_context(&request);
+    let decided = resolve_model_override(&request.hooks, &context, &request.prompt).await;
+    if let Some(provider) = decided.model_override.provider {
+        request.provider = provider;
+    }
+    if let Some(model) = decided.model_override.model {
+        request.model = model;
+    }
+    request.hooks = Arc::new(AgentStartOnce::new(
+        Arc::clone(&request.hooks),
+        decided.agent_start,
+    ));
+    request
+}
+
+fn hook_context(request: &RunRequest) -> HookContext {
+    HookContext {
+        agent_id: request.agent_id.clone(),
+        session_key: request.session_key.clone(),
+        session_id: request.session_id.clone(),
+        run_id: request.run_id.clone(),
+        workspace_dir: Some(request.workspace_dir.clone()),
+    }
+}
+
 /// The model from the catalog and config, its window capped by the guard (reference §4.1
 /// items 6–7).
 fn resolve_model(request: &RunRequest) -> Result<Model, RunError> {
@@ -684,11 +716,13 @@ async fn compact_session(
         reason: CompactionTrigger::Auto(clawloop_core::agent_event::CompactionReason::Overflow),
         custom_instructions: None,
     };
-    match TranscriptCompactor::compact(
+    let observer = HookObserver::new(Arc::clone(&request.hooks), hook_context(request));
+    match compact_observed(
         &compactor,
         &transcript,
         compaction_request,
         tokio_util::sync::CancellationToken::new(),
+        Some(&observer),
     )
     .await
     {

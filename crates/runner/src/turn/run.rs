@@ -25,11 +25,12 @@ use crate::fallback::{
     CandidateError, FallbackError, ModelCandidate, resolve_fallback_candidates,
     run_with_model_fallback,
 };
-use crate::lanes::RunLanes;
+use crate::lanes::{RunLanes, SUBAGENT_LANE};
 use crate::payloads::{ReplyPayload, RunErrorKind};
 use crate::prompt::PromptMode;
 use crate::registry::{RunContext, RunHandle};
 use crate::run::{RunError, RunOutcome, RunRequest, run_embedded_agent};
+use crate::subagent::{SessionsSpawnTool, is_subagent_session_key};
 use crate::turn::env::TurnEnv;
 use crate::turn::final_text::{TurnFailure, turn_failure_text};
 use crate::turn::guards::TurnGuards;
@@ -166,7 +167,11 @@ async fn turn(
                     fallback_configured,
                     options.allow_transient_cooldown_probe,
                 );
-                let lanes = RunLanes::for_run(Some(key), &binding.session_id, None);
+                let lanes = RunLanes::for_run(
+                    Some(key),
+                    &binding.session_id,
+                    is_subagent_session_key(key).then_some(SUBAGENT_LANE),
+                );
                 let attempt_io = AttemptIo {
                     cancel: io.cancel.clone(),
                     events: io.events.clone(),
@@ -346,7 +351,11 @@ pub(crate) fn run_request(
         images: request.images.clone(),
         client_tools: request.client_tools.clone(),
         extra_system_prompt: request.extra_system_prompt.clone(),
-        prompt_mode: PromptMode::Full,
+        prompt_mode: if is_subagent_session_key(&request.session_key) {
+            PromptMode::Minimal
+        } else {
+            PromptMode::Full
+        },
         provider: candidate.provider.clone(),
         model: candidate.model.clone(),
         thinking: request.thinking.unwrap_or(defaults.thinking_default),
@@ -354,7 +363,7 @@ pub(crate) fn run_request(
         fallback_configured,
         allow_transient_cooldown_probe,
         config: env.config.clone(),
-        tools: env.tools.clone(),
+        tools: turn_tools(env, &request.session_key),
         timeout: request
             .timeout
             .or_else(|| seconds(defaults.timeout_seconds)),
@@ -365,6 +374,21 @@ pub(crate) fn run_request(
         provider_factory: env.provider_factory.clone(),
         env: env.env.clone(),
     }
+}
+
+/// The env's tools, plus `sessions_spawn` bound to this turn when the runtime offers subagents
+/// and the session may still spawn.
+fn turn_tools(
+    env: &TurnEnv,
+    session_key: &str,
+) -> Vec<std::sync::Arc<dyn clawloop_core::tool::Tool>> {
+    let mut tools = env.tools.clone();
+    if let Some(spawn) = SessionsSpawnTool::for_turn(env, session_key)
+        && !tools.iter().any(|t| t.name() == spawn.name())
+    {
+        tools.push(spawn);
+    }
+    tools
 }
 
 /// The user-facing text of an error that escaped the fallback chain.
