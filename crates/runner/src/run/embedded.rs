@@ -678,12 +678,19 @@ pub async fn compact_run_session(
         reason: CompactionTrigger::Manual,
         custom_instructions,
     };
-    TranscriptCompactor::compact(&compactor, &transcript, compaction_request, cancel.clone())
-        .await
-        .map_err(|err| match err {
-            crate::compaction::CompactionError::Cancelled => RunError::Aborted,
-            other => RunError::Failed(other.to_string()),
-        })
+    let observer = HookObserver::new(Arc::clone(&request.hooks), hook_context(request));
+    compact_observed(
+        &compactor,
+        &transcript,
+        compaction_request,
+        cancel.clone(),
+        Some(&observer),
+    )
+    .await
+    .map_err(|err| match err {
+        crate::compaction::CompactionError::Cancelled => RunError::Aborted,
+        other => RunError::Failed(other.to_string()),
+    })
 }
 
 /// An explicit compaction between attempts, under the transcript's lock. True when a summary
