@@ -37,10 +37,14 @@ pub const RETRY_LIMIT_TEXT: &str = "Request failed after repeated internal retri
 
 /// Runner-level copy for an image over the provider's size limit:
 /// `Image too large for the model (max <N>MB). Please compress or resize the image and try again.`
-pub fn image_too_large_text(max_mb: f64) -> String {
+/// The ` (max <N>MB)` part only when the provider named a (finite) limit.
+pub fn image_too_large_text(max_mb: Option<f64>) -> String {
+    let hint = max_mb
+        .filter(|mb| mb.is_finite())
+        .map(|mb| format!(" (max {}MB)", format_js_number(mb)))
+        .unwrap_or_default();
     format!(
-        "Image too large for the model (max {}MB). Please compress or resize the image and try again.",
-        format_js_number(max_mb)
+        "Image too large for the model{hint}. Please compress or resize the image and try again."
     )
 }
 
@@ -865,12 +869,16 @@ mod tests {
             "Message ordering conflict - please try again. If this persists, use /new to start a fresh session."
         );
         assert_eq!(
-            image_too_large_text(5.0),
+            image_too_large_text(Some(5.0)),
             "Image too large for the model (max 5MB). Please compress or resize the image and try again."
         );
         assert_eq!(
-            image_too_large_text(3.75),
+            image_too_large_text(Some(3.75)),
             "Image too large for the model (max 3.75MB). Please compress or resize the image and try again."
+        );
+        assert_eq!(
+            image_too_large_text(None),
+            "Image too large for the model. Please compress or resize the image and try again."
         );
         assert_eq!(
             RETRY_LIMIT_TEXT,

@@ -3,14 +3,13 @@
 
 use serde_json::{Map, Value};
 
+use super::html_page::is_html_error_body;
 use super::http_status::parse_leading_http_status;
 use super::js_regex::{js_regexes, js_trim, utf16_len, utf16_prefix};
 
 js_regexes! {
     ERROR_PAYLOAD_PREFIX_RE = (r"^(?:error|(?:[a-z][\w-]*\s+)?api\s*error|apierror|openai\s*error|anthropic\s*error|gateway\s*error|codex\s*error)(?:\s+\d{3})?[:\s-]+", "i");
     HTTP_STATUS_PREFIX_RE = (r"^(?:http\s*)?(\d{3})(?:\s*:\s*|\s+)(.+)$", "i");
-    HTML_ERROR_PREFIX_RE = (r"^\s*(?:<!doctype\s+html\b|<html\b)", "i");
-    HTML_CLOSE_RE = (r"<\/html>", "i");
     HTTP_PREFIX_INFO_RE = (r"^(\d{3})\s+(.+)$", "s");
 }
 
@@ -115,7 +114,8 @@ pub fn parse_api_error_info(raw: &str) -> Option<ApiErrorInfo> {
 }
 
 /// `isCloudflareOrHtmlErrorPage`: a leading 5xx status that is a Cloudflare status (521–526,
-/// 530) or is followed by an HTML document (`<!doctype html …</html>`).
+/// 530) or is followed by an HTML document (`<!doctype html …</html>`, or the providers'
+/// condensed `<title> (HTML error page)`).
 pub fn is_cloudflare_or_html_error_page(raw: &str) -> bool {
     let trimmed = js_trim(raw);
     if trimmed.is_empty() {
@@ -130,9 +130,7 @@ pub fn is_cloudflare_or_html_error_page(raw: &str) -> bool {
     if CLOUDFLARE_HTML_ERROR_CODES.contains(&status.code) {
         return true;
     }
-    status.code < 600
-        && HTML_ERROR_PREFIX_RE.is_match(status.rest)
-        && HTML_CLOSE_RE.is_match(status.rest)
+    status.code < 600 && is_html_error_body(status.rest)
 }
 
 /// Cuts text longer than 600 UTF-16 units to its first 600 and appends `…`.
@@ -190,7 +188,7 @@ mod tests {
 
     #[test]
     fn regexes_compile() {
-        assert_eq!(force_all_regexes(), 5);
+        assert_eq!(force_all_regexes(), 3);
     }
 
     #[test]
@@ -240,6 +238,8 @@ mod tests {
             ("", "LLM request failed with an unknown error.".into()),
             ("521 <!DOCTYPE html><html>cloudflare</html>", "The AI service is temporarily unavailable (HTTP 521). Please try again in a moment.".into()),
             ("502 <!doctype html><html><body>Bad gateway</body></html>", "The AI service is temporarily unavailable (HTTP 502). Please try again in a moment.".into()),
+            // The providers crate's condensed form of the same page.
+            ("502 Bad Gateway (HTML error page)", "The AI service is temporarily unavailable (HTTP 502). Please try again in a moment.".into()),
             ("401 Unauthorized: Incorrect API key provided", "HTTP 401: Unauthorized: Incorrect API key provided".into()),
             ("HTTP 404: not found", "HTTP 404: not found".into()),
             (r#"400 {"type":"error","error":{"type":"invalid_request_error","message":"bad"}}"#, "HTTP 400 invalid_request_error: bad".into()),

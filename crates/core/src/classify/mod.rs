@@ -22,6 +22,7 @@ pub(crate) mod js_regex;
 mod api_error;
 mod billing;
 mod helpers;
+mod html_page;
 mod http_status;
 mod idle_timeout;
 mod model_not_found;
@@ -42,6 +43,7 @@ pub use helpers::{
     is_missing_tool_input_error, is_role_ordering_error, is_role_ordering_error_for_copy,
     parse_image_dimension_error, parse_image_size_error,
 };
+pub use html_page::{HTML_ERROR_PAGE_MARKER, is_html_error_body};
 pub use http_status::{
     LeadingHttpStatus, TRANSIENT_HTTP_ERROR_CODES, is_transient_http_error,
     parse_leading_http_status,
@@ -137,6 +139,7 @@ mod tests {
             api_error::force_all_regexes(),
             billing::force_all_regexes(),
             helpers::force_all_regexes(),
+            html_page::force_all_regexes(),
             http_status::force_all_regexes(),
             model_not_found::force_all_regexes(),
             overflow::force_all_regexes(),
@@ -145,7 +148,7 @@ mod tests {
             runtime_kind::force_all_regexes(),
             signal::force_all_regexes(),
         ];
-        assert_eq!(counts.iter().sum::<usize>(), 126);
+        assert_eq!(counts.iter().sum::<usize>(), 124);
     }
 
     /// The public conformance scenarios of kind `classify`, every field.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::FailoverReason;
 
+use super::html_page::is_html_error_body;
 use super::http_status::parse_leading_http_status;
 use super::js_regex::{js_regexes, js_trim, lower_trim};
 use super::overflow::is_context_overflow_error;
@@ -20,8 +21,6 @@ js_regexes! {
     AUTH_SCOPE_NAME_RE = (r"\b(?:api\.responses\.write|model\.request)\b", "i");
     OPENAI_CODEX_RE = (r"\bopenai\s+codex\b", "i");
     CODEX_SCOPES_RE = (r"\bcodex\b.*\bscopes?\b", "i");
-    HTML_BODY_RE = (r"^\s*(?:<!doctype\s+html\b|<html\b)", "i");
-    HTML_CLOSE_RE = (r"<\/html>", "i");
     PROXY_ERROR_RE = (r"\bproxyconnect\b|\bhttps?_proxy\b|\b407\b|\bproxy authentication required\b|\btunnel connection failed\b|\bconnect tunnel\b|\bsocks proxy\b|\bproxy error\b", "i");
     DNS_ERROR_RE = (r"\benotfound\b|\beai_again\b|\bgetaddrinfo\b|\bno such host\b|\bdns\b", "i");
     INTERRUPTED_NETWORK_ERROR_RE = (r"\beconnrefused\b|\beconnreset\b|\beconnaborted\b|\benetreset\b|\behostunreach\b|\behostdown\b|\benetunreach\b|\bepipe\b|\bsocket hang up\b|\bconnection refused\b|\bconnection reset\b|\bconnection aborted\b|\bnetwork is unreachable\b|\bhost is unreachable\b|\bfetch failed\b|\bconnection error\b|\bnetwork request failed\b", "i");
@@ -91,7 +90,7 @@ fn is_html_error_response(raw: &str, status: Option<u16>) -> bool {
         return false;
     }
     let rest = leading.map_or(trimmed, |s| s.rest);
-    HTML_BODY_RE.is_match(rest) && HTML_CLOSE_RE.is_match(rest)
+    is_html_error_body(rest)
 }
 
 fn is_auth_scope_error(raw: &str, status: Option<u16>, provider: Option<&str>) -> bool {
@@ -201,7 +200,7 @@ mod tests {
 
     #[test]
     fn regexes_compile() {
-        assert_eq!(force_all_regexes(), 13);
+        assert_eq!(force_all_regexes(), 11);
     }
 
     /// Every row was computed with OpenClaw 2026.4.12's `classifyProviderRuntimeFailureKind`.
@@ -233,6 +232,7 @@ mod tests {
                 None,
                 K::AuthHtml403,
             ),
+            ("403 Forbidden (HTML error page)", None, K::AuthHtml403),
             ("407 Proxy Authentication Required", None, K::Proxy),
             (
                 "proxyconnect tcp: dial tcp 127.0.0.1:8080: connect: connection refused",

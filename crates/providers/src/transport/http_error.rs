@@ -1,6 +1,7 @@
 //! A non-2xx HTTP response, kept as data for classification and retry decisions.
 
 use clawloop_core::ErrorDiagnostics;
+use clawloop_core::classify::HTML_ERROR_PAGE_MARKER;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 
@@ -101,7 +102,7 @@ impl HttpError {
             } else {
                 title
             };
-            return Some(format!("{title} (HTML error page)"));
+            return Some(format!("{title} {HTML_ERROR_PAGE_MARKER}"));
         }
         Some(body.to_owned())
     }

@@ -248,19 +248,9 @@ pub async fn run_embedded_agent(
                     },
                 ));
             }
-            if let Some(image) = parse_image_size_error(&text) {
+            if let Some(ending) = image_size_ending(&text) {
                 return Ok(outcome(
-                    &request,
-                    &model,
-                    &cursor,
-                    attempts,
-                    &state,
-                    started,
-                    RunEnding::ErrorPayload {
-                        text: image_too_large_text(image.max_mb.unwrap_or_default()),
-                        kind: RunErrorKind::ImageSize,
-                        message: text,
-                    },
+                    &request, &model, &cursor, attempts, &state, started, ending,
                 ));
             }
             let reason = classify_failover_reason(&text, Some(&model.provider));
@@ -332,6 +322,18 @@ pub async fn run_embedded_agent(
         let errored = last
             .as_ref()
             .is_some_and(|a| a.stop_reason == StopReason::Error);
+        // A provider's size rejection of an image reaches the run as an errored reply (HTTP
+        // errors are never prompt errors), so it is checked here too, before any rotation: no
+        // profile or model takes the same image, and the user gets the image copy of SPEC §9
+        // instead of the raw rejection.
+        if errored
+            && !attempt.aborted
+            && let Some(ending) = error_message.as_deref().and_then(image_size_ending)
+        {
+            return Ok(outcome(
+                &request, &model, &cursor, attempts, &state, started, ending,
+            ));
+        }
         let reason = classify_failover_reason(
             error_message.as_deref().unwrap_or(""),
             Some(&model.provider),
@@ -456,6 +458,16 @@ fn hook_context(request: &RunRequest) -> HookContext {
         run_id: request.run_id.clone(),
         workspace_dir: Some(request.workspace_dir.clone()),
     }
+}
+
+/// The run's end for an image the provider refused for its size (reference §4.5 step 4).
+fn image_size_ending(error_text: &str) -> Option<RunEnding> {
+    let image = parse_image_size_error(error_text)?;
+    Some(RunEnding::ErrorPayload {
+        text: image_too_large_text(image.max_mb),
+        kind: RunErrorKind::ImageSize,
+        message: error_text.to_owned(),
+    })
 }
 
 /// The model from the catalog and config, its window capped by the guard (reference §4.1
