@@ -453,7 +453,6 @@ async fn concurrent_turns_keep_sessions_serial_and_transcripts_valid() {
     );
     // No two runs of one session overlap.
     assert_eq!(log.overlaps(), Vec::<String>::new());
-    assert!(log.runs() >= TURNS, "{} runs for {TURNS} turns", log.runs());
 
     // The failures really happened, and every turn that answered gave its own answer.
     let statuses: BTreeSet<u16> = server.exchanges().iter().map(|e| e.status()).collect();
@@ -472,6 +471,14 @@ async fn concurrent_turns_keep_sessions_serial_and_transcripts_valid() {
             Ended::Hung => unreachable!("reported above"),
         }
     }
+
+    // A turn that answered ran at least once (a turn refused before any run has none).
+    let answered = replied.values().map(Vec::len).sum::<usize>();
+    assert!(
+        log.runs() >= answered,
+        "{} runs for {answered} answered turns",
+        log.runs()
+    );
 
     // The session index maps every key, and every transcript reopens whole.
     let sessions_dir = home.join("agents/main/sessions");
