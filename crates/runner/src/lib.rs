@@ -1,17 +1,132 @@
-//! `clawloop-runner`: the embedded agent runner.
+//! `clawloop-runner`: the embedded agent runner (SPEC §8). A user's message for a session key
+//! goes in; the reply payloads come out, with the transcript, the session index and the auth
+//! state updated on disk.
 //!
-//! This crate will own (SPEC §8): the agent loop and agent session (persistence, auto
-//! compaction), the attempt, the run loop (lanes, auth profiles, overflow chain, thinking
-//! fallback), model fallback, the turn with fallback, compaction, the system prompt, skills,
-//! registries, hooks and CLI-backend providers. It holds every other part as `Arc<dyn …>`.
+//! # The corridor
 //!
-//! # Example
+//! One turn passes five layers, each owning one decision:
 //!
-//! The crate is not filled yet; its failure decisions are built on core's classification:
+//! 1. [`turn::run_agent_turn_with_fallback`] (seed 001) binds the session key to a transcript,
+//!    resets the session after an unrecoverable overflow or role-ordering failure, retries the
+//!    whole turn once after a transient HTTP error, and turns the outcome into an
+//!    [`turn::AgentRunLoopResult`].
+//! 2. [`fallback::run_with_model_fallback`] walks the model chain (primary, then
+//!    `model.fallbacks`), skipping providers whose auth profiles all rest.
+//! 3. [`run::run_embedded_agent`] (seed 002) runs one model: it is admitted on the session and
+//!    global [`lanes`], rotates auth profiles on rate limits and overloads, compacts or
+//!    truncates after an overflow, lowers the thinking level when refused.
+//! 4. [`attempt::run_attempt`] (seed 000) is one try with one key: history sanitized, system
+//!    prompt built, the agent session run, the transcript left valid.
+//! 5. [`agent`] is pi-agent-core's loop: the provider stream and the tool calls, until the
+//!    model stops asking for tools.
+//!
+//! Around them: [`auth`] (profiles, cooldowns, the shared `auth-state.json`), [`payloads`]
+//! (what a finished run says to the user), [`compaction`], [`prompt`] (system prompt, context
+//! files, skills), [`registry`] and [`runtime::Runtime`] (lanes and run registries as one
+//! value, never process globals), [`config`] (`config.toml`'s types) and [`cli_backend`]
+//! (external agent CLIs as providers). [`turn::TurnEnv`] holds what every turn of one agent
+//! shares; [`turn::TurnEnv::builder`] lays it out over a clawloop home.
+//!
+//! # Example: a bot's turn with a tool
+//!
+//! A bot registers its own tool, points a provider at its model server — here the providers
+//! crate's scripted server stands in for OpenAI — and runs a turn. The model asks for the tool,
+//! the runner runs it and sends the result back, the model answers.
 //!
 //! ```
-//! use clawloop_core::FailoverReason;
-//! assert_eq!(FailoverReason::RateLimit.as_str(), "rate_limit");
+//! use std::sync::Arc;
+//!
+//! use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult, ToolUpdate};
+//! use clawloop_providers::scripted_server::ProviderScriptServer;
+//! use clawloop_runner::config::Config;
+//! use clawloop_runner::turn::{
+//!     AgentRunLoopResult, TurnEnv, TurnIo, TurnRequest, run_agent_turn_with_fallback,
+//! };
+//! use serde_json::{Value, json};
+//! use tokio_util::sync::CancellationToken;
+//!
+//! /// The bot's tool: the weather in a city.
+//! struct Weather {
+//!     schema: Value,
+//! }
+//!
+//! impl Tool for Weather {
+//!     fn name(&self) -> &str {
+//!         "weather"
+//!     }
+//!     fn label(&self) -> &str {
+//!         "Weather"
+//!     }
+//!     fn description(&self) -> &str {
+//!         "Today's weather in a city."
+//!     }
+//!     fn parameters(&self) -> &Value {
+//!         &self.schema
+//!     }
+//!     fn is_mutating(&self) -> bool {
+//!         false
+//!     }
+//!     fn execute<'a>(
+//!         &'a self,
+//!         _call_id: &'a str,
+//!         args: Value,
+//!         _ctx: &'a ToolContext,
+//!         _cancel: CancellationToken,
+//!         _on_update: ToolUpdate,
+//!     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+//!         Box::pin(async move {
+//!             let city = args.get("city").and_then(Value::as_str).unwrap_or("nowhere");
+//!             Ok(ToolResult::text(format!("{city}: 21°C, sunny")))
+//!         })
+//!     }
+//! }
+//!
+//! # #[tokio::main]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // The model's side of the conversation: first a tool call, then the answer.
+//! let server = ProviderScriptServer::start().await?;
+//! server.begin_turn(vec![
+//!     serde_json::from_value(json!({"reply": {
+//!         "toolCalls": [{"name": "weather", "arguments": {"city": "Paris"}}]}}))?,
+//!     serde_json::from_value(json!({
+//!         "expectRequest": {"bodyContains": ["Paris: 21°C, sunny"]},
+//!         "reply": {"text": "It is sunny in Paris, 21°C."}}))?,
+//! ]);
+//!
+//! let config = Config::from_value(json!({
+//!     "agents": {"defaults": {"model": {"primary": "acme/m1"}}},
+//!     "models": {"providers": {"acme": {
+//!         "api": "openai-completions",
+//!         "baseUrl": format!("{}/v1", server.provider_url("acme")),
+//!         "apiKey": "sk-test",
+//!         "models": [{"id": "m1", "contextWindow": 128000, "maxTokens": 4096}],
+//!     }}},
+//! }))?;
+//! let dirs = tempfile::tempdir()?;
+//! let env = TurnEnv::builder(dirs.path().join("home"), dirs.path().join("workspace"))
+//!     .config(config)
+//!     .tools(vec![Arc::new(Weather {
+//!         schema: json!({"type": "object", "properties": {"city": {"type": "string"}},
+//!                        "required": ["city"]}),
+//!     })])
+//!     .build()?;
+//!
+//! let request = TurnRequest {
+//!     session_key: "telegram:chat:42".to_owned(),
+//!     prompt: "What's the weather in Paris?".to_owned(),
+//!     ..TurnRequest::default()
+//! };
+//! let reply = match run_agent_turn_with_fallback(&env, request, TurnIo::default()).await {
+//!     AgentRunLoopResult::Success(success) => success.run_result.reply_text(),
+//!     AgentRunLoopResult::Final { payload, .. } => {
+//!         return Err(format!("the turn failed: {:?}", payload.text).into());
+//!     }
+//! };
+//! println!("{reply}");
+//! assert_eq!(reply, "It is sunny in Paris, 21°C.");
+//! assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+//! # Ok(())
+//! # }
 //! ```
 
 pub mod agent;

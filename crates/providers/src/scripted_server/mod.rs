@@ -11,6 +11,8 @@
 //!   request takes the turn's first [`ScriptedExchange`] whose [`ExpectRequest`] holds, and
 //!   its API-neutral [`ScriptedReply`] is encoded in the wire format of the called endpoint
 //!   ([`Endpoint`]); every request is kept as a [`ProviderRequest`];
+//! * [`ProviderRuleServer`] is endpoint-aware too, but a [`ReplyRule`] computes each reply
+//!   from the request, for concurrent loads whose arrival order no script can foresee;
 //! * [`replay_wire`] is FORMAT.md's `wire` procedure (one body served whole, one byte per
 //!   write and at seeded random splits).
 //!
@@ -42,6 +44,7 @@ mod reply_response;
 mod request;
 mod responder;
 mod response;
+mod rule_server;
 mod server;
 mod turn_report;
 mod url_text;
@@ -60,6 +63,7 @@ pub use reply_response::reply_response;
 pub use request::RecordedRequest;
 pub use responder::Responder;
 pub use response::{Chunking, ScriptedResponse, Stall};
+pub use rule_server::{ProviderRuleServer, ReplyRule, RuledExchange};
 pub use server::{ScriptedServer, UNSCRIPTED_BODY};
 pub use turn_report::TurnReport;
 pub use wire_replay::{

@@ -1,18 +1,26 @@
 //! What every turn of one agent shares: the runtime, the configuration, the stores, the tools
-//! and the way stream functions are built.
+//! and the way stream functions are built; and [`TurnEnvBuilder`], which lays all of it out
+//! over a clawloop home the way SPEC §2 places the files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use clawloop_core::hooks::Hooks;
+use clawloop_core::clock::{Clock, SystemClock};
+use clawloop_core::hooks::{Hooks, NoHooks};
 use clawloop_core::session_index::SessionIndex;
 use clawloop_core::tool::Tool;
+use clawloop_providers::{HttpTransport, TransportConfig, TransportError};
+use clawloop_session::{DEFAULT_AGENT_ID, SessionError, SessionStore, sessions_dir};
+use clawloop_tools::builtins::builtin_tools;
 
-use crate::auth::AuthProfileManager;
+use crate::auth::{AuthProfileManager, FileAuthStore};
 use crate::config::Config;
 use crate::fallback::ProbeThrottle;
-use crate::run::{EnvLookup, ProviderFactory};
+use crate::run::{EnvLookup, ProviderFactory, http_provider_factory};
 use crate::runtime::Runtime;
+
+/// The time zone the system prompt uses when none is set.
+const DEFAULT_TIMEZONE: &str = "UTC";
 
 /// One agent's setup for its turns.
 #[derive(Clone)]
@@ -56,4 +64,203 @@ impl std::fmt::Debug for TurnEnv {
             .field("tools", &self.tools.len())
             .finish_non_exhaustive()
     }
+}
+
+impl TurnEnv {
+    /// A builder for an agent of the clawloop home `home` whose tools work in `workspace`:
+    /// auth files in `<home>/agents/<agentId>/agent`, sessions in
+    /// `<home>/agents/<agentId>/sessions`, HTTP providers, the built-in tools, the system
+    /// clock, keys from the process environment. See [`TurnEnvBuilder`] to change any of it.
+    pub fn builder(home: impl Into<PathBuf>, workspace: impl Into<PathBuf>) -> TurnEnvBuilder {
+        TurnEnvBuilder {
+            home: home.into(),
+            workspace: workspace.into(),
+            config: Config::default(),
+            agent_id: DEFAULT_AGENT_ID.to_owned(),
+            clock: Arc::new(SystemClock),
+            tools: None,
+            extra_tools: Vec::new(),
+            hooks: Arc::new(NoHooks),
+            env: None,
+            timezone: DEFAULT_TIMEZONE.to_owned(),
+            transport: TransportConfig::default(),
+        }
+    }
+}
+
+/// Why a [`TurnEnv`] could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum TurnEnvError {
+    /// The agent id cannot name a directory.
+    #[error("cannot build the turn environment: {0}")]
+    AgentId(#[source] SessionError),
+    /// A directory could not be created.
+    #[error("cannot create the {what} {}: {source}", path.display())]
+    CreateDir {
+        /// Which one: `agent directory` or `workspace`.
+        what: &'static str,
+        /// Its path.
+        path: PathBuf,
+        /// The failure.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The HTTP client could not be created.
+    #[error("cannot create the HTTP client for providers: {0}")]
+    Transport(#[source] TransportError),
+}
+
+/// Builds a [`TurnEnv`] over a clawloop home (SPEC §2).
+///
+/// Every part has a default a bot needs no code for; a test swaps in a manual clock, an
+/// embedder adds its own tools or hooks.
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct TurnEnvBuilder {
+    home: PathBuf,
+    workspace: PathBuf,
+    config: Config,
+    agent_id: String,
+    clock: Arc<dyn Clock>,
+    tools: Option<Vec<Arc<dyn Tool>>>,
+    extra_tools: Vec<Arc<dyn Tool>>,
+    hooks: Arc<dyn Hooks>,
+    env: Option<EnvLookup>,
+    timezone: String,
+    transport: TransportConfig,
+}
+
+impl std::fmt::Debug for TurnEnvBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TurnEnvBuilder")
+            .field("home", &self.home)
+            .field("workspace", &self.workspace)
+            .field("agent_id", &self.agent_id)
+            .field("extra_tools", &self.extra_tools.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TurnEnvBuilder {
+    /// The configuration (default: [`Config::default`], SPEC's defaults with no model).
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The agent id (default `main`); it names the agent's directories, so it must be a plain
+    /// file name.
+    pub fn agent_id(mut self, agent_id: impl Into<String>) -> Self {
+        self.agent_id = agent_id.into();
+        self
+    }
+
+    /// The clock every cooldown, timestamp and lane reads (default: the system clock).
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The whole tool pool instead of the built-in tools.
+    pub fn tools(mut self, tools: Vec<Arc<dyn Tool>>) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+
+    /// One more tool, after the pool (the built-in tools unless [`TurnEnvBuilder::tools`]
+    /// replaced them).
+    pub fn tool(mut self, tool: Arc<dyn Tool>) -> Self {
+        self.extra_tools.push(tool);
+        self
+    }
+
+    /// Lifecycle hooks (default: none).
+    pub fn hooks(mut self, hooks: Arc<dyn Hooks>) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
+    /// Where keys named by environment variables are looked up (default: the process
+    /// environment).
+    pub fn env_lookup(mut self, env: EnvLookup) -> Self {
+        self.env = Some(env);
+        self
+    }
+
+    /// The user's time zone for the system prompt (default `UTC`).
+    pub fn timezone(mut self, timezone: impl Into<String>) -> Self {
+        self.timezone = timezone.into();
+        self
+    }
+
+    /// The HTTP client's settings (default: [`TransportConfig::default`]).
+    pub fn transport(mut self, transport: TransportConfig) -> Self {
+        self.transport = transport;
+        self
+    }
+
+    /// The environment; creates the agent directory (mode 0700) and the workspace if they
+    /// are missing (the session store creates its directory when it first writes).
+    pub fn build(self) -> Result<TurnEnv, TurnEnvError> {
+        let sessions = sessions_dir(&self.home, &self.agent_id).map_err(TurnEnvError::AgentId)?;
+        let agent_dir = self.home.join("agents").join(&self.agent_id).join("agent");
+        // The agent dir exists up front so an embedder can put `auth-profiles.json` in it;
+        // it holds secrets, so it is private like the auth store makes it. The session store
+        // creates its directory on first write.
+        create_dir("agent directory", &agent_dir, true)?;
+        create_dir("workspace", &self.workspace, false)?;
+        let transport = HttpTransport::new(self.transport).map_err(TurnEnvError::Transport)?;
+        let config = Arc::new(self.config);
+        let clock = self.clock;
+        let mut tools = self.tools.unwrap_or_else(|| builtin_tools(None));
+        tools.extend(self.extra_tools);
+        let env = self
+            .env
+            .unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));
+        Ok(TurnEnv {
+            runtime: Runtime::builder()
+                .config(&config)
+                .clock(Arc::clone(&clock))
+                .build(),
+            agent_id: self.agent_id,
+            auth: AuthProfileManager::new(
+                Arc::new(FileAuthStore::new(&agent_dir)),
+                Arc::new(config.auth.clone()),
+                Arc::clone(&clock),
+            ),
+            agent_dir,
+            home_dir: Some(self.home),
+            workspace_dir: self.workspace,
+            sessions: Arc::new(SessionStore::new(sessions).with_clock(Arc::clone(&clock))),
+            probe_throttle: Arc::new(ProbeThrottle::new(clock)),
+            tools,
+            hooks: self.hooks,
+            provider_factory: http_provider_factory(transport, Arc::clone(&config)),
+            env,
+            timezone: self.timezone,
+            config,
+        })
+    }
+}
+
+/// Creates `path` and its missing parents; `private` ones get mode 0700 (on Unix).
+fn create_dir(what: &'static str, path: &Path, private: bool) -> Result<(), TurnEnvError> {
+    if path.is_dir() {
+        return Ok(());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    if private {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    #[cfg(not(unix))]
+    let _ = private;
+    builder
+        .create(path)
+        .map_err(|source| TurnEnvError::CreateDir {
+            what,
+            path: path.to_path_buf(),
+            source,
+        })
 }

@@ -9,7 +9,7 @@ pub mod result;
 mod run;
 
 pub use compact::compact_session_direct;
-pub use env::TurnEnv;
+pub use env::{TurnEnv, TurnEnvBuilder, TurnEnvError};
 pub use final_text::{TurnFailure, turn_failure_text};
 pub use guards::TurnGuards;
 pub use result::{AgentRunLoopResult, RunResult, TurnSuccess};
