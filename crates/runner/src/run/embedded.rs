@@ -31,8 +31,10 @@ use crate::agent::{CompactionRequest, CompactionTrigger, TranscriptCompactor, Tr
 use crate::attempt::{
     AttemptIo, AttemptParams, AttemptResult, PromptErrorSource, run_attempt, session_compactor,
 };
+use crate::cli_backend::{cli_backend_for_provider, cli_backend_model};
 use crate::compaction::CompactionOutcome;
 use crate::payloads::RunErrorKind;
+use crate::run::cli_verdict::{CliVerdict, cli_attempt_verdict};
 use crate::run::decide::{
     DecisionInput, DecisionStage, FailoverDecision, merge_retry_failover_reason,
     resolve_run_failover_decision,
@@ -43,6 +45,7 @@ use crate::run::limits::{
 };
 use crate::run::overflow::{OverflowAction, OverflowState, overflow_action, overflow_text};
 use crate::run::profiles::ProfileCursor;
+use crate::run::providers::provider_for_run;
 use crate::run::request::{RunEnding, RunError, RunOutcome, RunRequest};
 
 /// Text of the failover thrown when rate limits persist past the rotation cap.
@@ -64,6 +67,8 @@ struct RunState {
     same_model_idle_retries: u32,
     last_retry_reason: Option<FailoverReason>,
     compaction_count: u32,
+    /// The CLI's session expired and a new one was started (once per run).
+    cli_session_restarted: bool,
 }
 
 /// Runs one model until it answers, a payload ends the run, or a failover moves on.
@@ -75,13 +80,17 @@ pub async fn run_embedded_agent(
     if io.cancel.is_cancelled() {
         return Err(RunError::Aborted);
     }
-    let model = resolve_model(&request)?;
-    let provider = (request.provider_factory)(&model).map_err(RunError::Failed)?;
+    // A CLI backend (reference §21 step 1) logs in on its own: no auth profiles, no key.
+    let cli_backend = cli_backend_for_provider(&request.config, &request.provider)
+        .map_err(|err| RunError::Failed(err.to_string()))?;
+    let model = resolve_model(&request, cli_backend.is_some())?;
+    let mut provider =
+        provider_for_run(&request, &model, cli_backend.as_ref(), true).map_err(RunError::Failed)?;
     let initial_thinking = request.thinking;
     let mut thinking = initial_thinking;
 
     let mut cursor = ProfileCursor::resolve(
-        request.auth.clone(),
+        request.auth.clone().filter(|_| cli_backend.is_none()),
         &request.provider,
         &request.model,
         request.locked_profile.as_deref(),
@@ -91,6 +100,7 @@ pub async fn run_embedded_agent(
     .map_err(|no| profile_error(&request, no.message, no.reason))?;
     let mut api_key = match cursor.first(request.allow_transient_cooldown_probe).await {
         Ok(Some(active)) => Some(active.secret),
+        Ok(None) if cli_backend.is_some() => None,
         Ok(None) => configured_key(&request).await?,
         Err(no) => return Err(profile_error(&request, no.message, no.reason)),
     };
@@ -143,6 +153,39 @@ pub async fn run_embedded_agent(
         state.compaction_count += attempt.compaction_count;
         let external_abort = io.cancel.is_cancelled();
         attempts.push(attempt.clone());
+
+        if cli_backend.is_some() {
+            match cli_attempt_verdict(
+                &attempt,
+                &model.provider,
+                external_abort,
+                request.timeout,
+                state.cli_session_restarted,
+            ) {
+                CliVerdict::Answered => {
+                    return Ok(outcome(
+                        &request,
+                        &model,
+                        &cursor,
+                        attempts,
+                        &state,
+                        started,
+                        RunEnding::Completed,
+                    ));
+                }
+                CliVerdict::Aborted => return Err(RunError::Aborted),
+                CliVerdict::RetryWithoutSession => {
+                    tracing::warn!(target: "clawloop::run", "CLI session of {}/{} expired; retrying with a new session", model.provider, model.id);
+                    state.cli_session_restarted = true;
+                    provider = provider_for_run(&request, &model, cli_backend.as_ref(), false)
+                        .map_err(RunError::Failed)?;
+                    continue;
+                }
+                CliVerdict::Failover { message, reason } => {
+                    return Err(failover(&model, message, reason));
+                }
+            }
+        }
 
         // Timeout-triggered compaction (reference §4.3).
         if attempt.timed_out
@@ -426,23 +469,27 @@ pub async fn run_embedded_agent(
     }
 }
 
-/// The model from the catalog and config, its window capped by the guard (reference §4.1
-/// items 6–7).
-fn resolve_model(request: &RunRequest) -> Result<Model, RunError> {
-    let catalog = ModelCatalog::from_config(&request.config.models)
-        .map_err(|err| RunError::Failed(err.to_string()))?;
-    let mut model = catalog
-        .get(&request.provider, &request.model)
-        .cloned()
-        .map_err(|_| {
-            RunError::Failover(Box::new(
-                FailoverError::new(
-                    format!("Unknown model: {}/{}", request.provider, request.model),
-                    FailoverReason::ModelNotFound,
-                )
-                .with_model(request.provider.clone(), request.model.clone()),
-            ))
-        })?;
+/// The model from the catalog and config — or, for a CLI backend, any model id under it —
+/// its window capped by the guard (reference §4.1 items 6–7).
+fn resolve_model(request: &RunRequest, cli_backend: bool) -> Result<Model, RunError> {
+    let mut model = if cli_backend {
+        cli_backend_model(&request.config, &request.provider, &request.model)
+    } else {
+        let catalog = ModelCatalog::from_config(&request.config.models)
+            .map_err(|err| RunError::Failed(err.to_string()))?;
+        catalog
+            .get(&request.provider, &request.model)
+            .cloned()
+            .map_err(|_| {
+                RunError::Failover(Box::new(
+                    FailoverError::new(
+                        format!("Unknown model: {}/{}", request.provider, request.model),
+                        FailoverReason::ModelNotFound,
+                    )
+                    .with_model(request.provider.clone(), request.model.clone()),
+                ))
+            })?
+    };
     let configured = request
         .config
         .models
