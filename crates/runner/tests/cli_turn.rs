@@ -6,6 +6,8 @@
 // Test helpers outside `#[test]` fns: a panic is how a broken fixture is reported.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod fake_cli;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -36,23 +38,13 @@ const KEY: &str = "chat";
 fn scripts() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = tempfile::Builder::new()
-            .prefix("clawloop-fake-turn-clis-")
-            .tempdir()
-            .map(tempfile::TempDir::keep)
-            .unwrap();
-        let write = |name: &str, body: &str| {
-            use std::os::unix::fs::PermissionsExt;
-            let path = dir.join(name);
-            std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        };
-        // Claude Code's stream-json: the session is the one passed (`--session-id` on a fresh
-        // call, `--resume` on a resumed one); each call's arguments, stdin and working
-        // directory are kept under "$FAKE_DIR/<call number>".
-        write(
-            "claude",
-            r#"prompt=$(cat)
+        fake_cli::write_scripts(
+            "clawloop-fake-turn-clis-",
+            &[
+                // Claude Code's stream-json: the session is the one passed (`--session-id` on
+                // a fresh call, `--resume` on a resumed one); each call's arguments, stdin and
+                // working directory are kept under "$FAKE_DIR/<call number>".
+                ("claude", r#"prompt=$(cat)
 n=$(( $(cat "$FAKE_DIR/count" 2>/dev/null || echo 0) + 1 ))
 echo $n > "$FAKE_DIR/count"
 printf '%s\n' "$@" > "$FAKE_DIR/args$n"
@@ -66,12 +58,9 @@ for a in "$@"; do
 done
 echo "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"$sid\"}"
 echo "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"answer $n: $prompt\",\"session_id\":\"$sid\",\"usage\":{\"input_tokens\":10,\"output_tokens\":3}}"
-"#,
-        );
-        // Fails the first call with an expired session unless it starts a new one.
-        write(
-            "expiring",
-            r#"cat > /dev/null
+"#),
+                // Fails the first call with an expired session unless it starts a new one.
+                ("expiring", r#"cat > /dev/null
 n=$(( $(cat "$FAKE_DIR/count" 2>/dev/null || echo 0) + 1 ))
 echo $n > "$FAKE_DIR/count"
 printf '%s\n' "$@" > "$FAKE_DIR/args$n"
@@ -79,18 +68,15 @@ for a in "$@"; do
   if [ "$a" = "--resume" ]; then echo "Error: No conversation found with session ID: gone" >&2; echo "session not found" >&2; exit 1; fi
 done
 echo '{"type":"result","subtype":"success","is_error":false,"result":"fresh start","session_id":"new-session"}'
-"#,
-        );
-        // Always fails, like a CLI whose service is down.
-        write(
-            "broken",
-            r#"cat > /dev/null
+"#),
+                // Always fails, like a CLI whose service is down.
+                ("broken", r#"cat > /dev/null
 touch "$FAKE_DIR/broken-ran"
 echo "fatal: upstream exploded" >&2
 exit 2
-"#,
-        );
-        dir
+"#),
+            ],
+        )
     })
 }
 

@@ -51,9 +51,9 @@ use crate::run::request::{RunEnding, RunError, RunOutcome, RunRequest};
 /// Text of the failover thrown when rate limits persist past the rotation cap.
 pub const RATE_LIMITED_FAILOVER_TEXT: &str =
     "The AI service is temporarily rate-limited. Please try again in a moment.";
-/// Text of the failover thrown when overloads persist past the rotation cap.
-pub const OVERLOADED_FAILOVER_TEXT: &str =
-    "The AI service is temporarily overloaded. Please try again in a moment.";
+/// Text of the failover thrown when overloads persist past the rotation cap (the core's
+/// overloaded copy).
+pub const OVERLOADED_FAILOVER_TEXT: &str = clawloop_core::error_text::OVERLOADED_TEXT;
 
 /// The loop's own state (reference §4.1 item 10, §4.2).
 #[derive(Debug, Default)]
@@ -112,7 +112,8 @@ pub async fn run_embedded_agent(
     let mut state = RunState::default();
     let mut attempts: Vec<AttemptResult> = Vec::new();
 
-    loop {
+    // Every way out with a result breaks with its ending; failures return.
+    let ending = 'run: loop {
         if state.iterations >= max_iterations {
             let decision = resolve_run_failover_decision(
                 DecisionStage::RetryLimit,
@@ -123,25 +124,17 @@ pub async fn run_embedded_agent(
                 },
             );
             let message = retry_limit_error_message(state.iterations, max_iterations);
-            return match decision {
-                FailoverDecision::FallbackModel(reason) => Err(failover(&model, message, reason)),
+            match decision {
+                FailoverDecision::FallbackModel(reason) => {
+                    return Err(failover(&model, message, reason));
+                }
                 FailoverDecision::ContinueNormal
                 | FailoverDecision::RotateProfile
                 | FailoverDecision::SurfaceError
-                | FailoverDecision::ReturnErrorPayload => Ok(outcome(
-                    &request,
-                    &model,
-                    &cursor,
-                    attempts,
-                    &state,
-                    started,
-                    RunEnding::ErrorPayload {
-                        text: RETRY_LIMIT_TEXT.to_owned(),
-                        kind: RunErrorKind::RetryLimit,
-                        message,
-                    },
-                )),
-            };
+                | FailoverDecision::ReturnErrorPayload => {
+                    break error_payload(RETRY_LIMIT_TEXT, RunErrorKind::RetryLimit, message);
+                }
+            }
         }
         state.iterations += 1;
         if !state.attempted_thinking.contains(&thinking) {
@@ -162,17 +155,7 @@ pub async fn run_embedded_agent(
                 request.timeout,
                 state.cli_session_restarted,
             ) {
-                CliVerdict::Answered => {
-                    return Ok(outcome(
-                        &request,
-                        &model,
-                        &cursor,
-                        attempts,
-                        &state,
-                        started,
-                        RunEnding::Completed,
-                    ));
-                }
+                CliVerdict::Answered => break RunEnding::Completed,
                 CliVerdict::Aborted => return Err(RunError::Aborted),
                 CliVerdict::RetryWithoutSession => {
                     tracing::warn!(target: "clawloop::run", "CLI session of {}/{} expired; retrying with a new session", model.provider, model.id);
@@ -247,19 +230,7 @@ pub async fn run_embedded_agent(
                         }
                     }
                     OverflowAction::GiveUp { kind, message } => {
-                        return Ok(outcome(
-                            &request,
-                            &model,
-                            &cursor,
-                            attempts,
-                            &state,
-                            started,
-                            RunEnding::ErrorPayload {
-                                text: CONTEXT_OVERFLOW_TEXT.to_owned(),
-                                kind,
-                                message,
-                            },
-                        ));
+                        break 'run error_payload(CONTEXT_OVERFLOW_TEXT, kind, message);
                     }
                 }
             }
@@ -274,34 +245,11 @@ pub async fn run_embedded_agent(
         {
             let text = prompt_error.message.clone();
             if is_role_ordering_error(&text) {
-                return Ok(outcome(
-                    &request,
-                    &model,
-                    &cursor,
-                    attempts,
-                    &state,
-                    started,
-                    RunEnding::ErrorPayload {
-                        text: ROLE_ORDERING_TEXT.to_owned(),
-                        kind: RunErrorKind::RoleOrdering,
-                        message: text,
-                    },
-                ));
+                break error_payload(ROLE_ORDERING_TEXT, RunErrorKind::RoleOrdering, text);
             }
             if let Some(image) = parse_image_size_error(&text) {
-                return Ok(outcome(
-                    &request,
-                    &model,
-                    &cursor,
-                    attempts,
-                    &state,
-                    started,
-                    RunEnding::ErrorPayload {
-                        text: image_too_large_text(image.max_mb.unwrap_or_default()),
-                        kind: RunErrorKind::ImageSize,
-                        message: text,
-                    },
-                ));
+                let notice = image_too_large_text(image.max_mb.unwrap_or_default());
+                break error_payload(notice, RunErrorKind::ImageSize, text);
             }
             let reason = classify_failover_reason(&text, Some(&model.provider));
             if let Some(reason) = reason {
@@ -309,15 +257,11 @@ pub async fn run_embedded_agent(
             }
             let failover_failure =
                 reason.is_some() || is_failover_error_message(&text, Some(&model.provider));
-            if reason == Some(FailoverReason::RateLimit) {
-                state.rate_limit_rotations += 1;
-                if state.rate_limit_rotations > rotation_caps.0 && request.fallback_configured {
-                    return Err(failover(
-                        &model,
-                        RATE_LIMITED_FAILOVER_TEXT.to_owned(),
-                        FailoverReason::RateLimit,
-                    ));
-                }
+            // Only rate limits count towards a cap here (the seed's prompt branch).
+            if reason == Some(FailoverReason::RateLimit)
+                && state.rotation_capped(FailoverReason::RateLimit, rotation_caps, &request)
+            {
+                return Err(rotation_cap_failover(&model, FailoverReason::RateLimit));
             }
             let mut input = DecisionInput {
                 reason,
@@ -404,25 +348,10 @@ pub async fn run_embedded_agent(
                 reason.unwrap_or(FailoverReason::Unknown)
             };
             cursor.mark_failure(profile_reason).await;
-            if reason == Some(FailoverReason::Overloaded) {
-                state.overload_rotations += 1;
-                if state.overload_rotations > rotation_caps.1 && request.fallback_configured {
-                    return Err(failover(
-                        &model,
-                        OVERLOADED_FAILOVER_TEXT.to_owned(),
-                        FailoverReason::Overloaded,
-                    ));
-                }
-            }
-            if reason == Some(FailoverReason::RateLimit) {
-                state.rate_limit_rotations += 1;
-                if state.rate_limit_rotations > rotation_caps.0 && request.fallback_configured {
-                    return Err(failover(
-                        &model,
-                        RATE_LIMITED_FAILOVER_TEXT.to_owned(),
-                        FailoverReason::RateLimit,
-                    ));
-                }
+            if let Some(capped @ (FailoverReason::Overloaded | FailoverReason::RateLimit)) = reason
+                && state.rotation_capped(capped, rotation_caps, &request)
+            {
+                return Err(rotation_cap_failover(&model, capped));
             }
             state.last_retry_reason =
                 merge_retry_failover_reason(reason, attempt.timed_out, state.last_retry_reason);
@@ -457,15 +386,49 @@ pub async fn run_embedded_agent(
         if !errored && !attempt.aborted && attempt.prompt_error.is_none() {
             cursor.mark_success().await;
         }
-        return Ok(outcome(
-            &request,
-            &model,
-            &cursor,
-            attempts,
-            &state,
-            started,
-            RunEnding::Completed,
-        ));
+        break RunEnding::Completed;
+    };
+    Ok(outcome(
+        &request, &model, &cursor, attempts, &state, started, ending,
+    ))
+}
+
+impl RunState {
+    /// Counts a profile rotation for `reason` (rate limit or overload); true when its cap
+    /// (`auth.cooldowns.{rateLimited,overloaded}ProfileRotations`) is passed and another model
+    /// can take over.
+    fn rotation_capped(
+        &mut self,
+        reason: FailoverReason,
+        caps: (u32, u32),
+        request: &RunRequest,
+    ) -> bool {
+        let (count, cap) = match reason {
+            FailoverReason::RateLimit => (&mut self.rate_limit_rotations, caps.0),
+            FailoverReason::Overloaded => (&mut self.overload_rotations, caps.1),
+            _ => return false,
+        };
+        *count += 1;
+        *count > cap && request.fallback_configured
+    }
+}
+
+/// The failover thrown when rotations for `reason` passed their cap.
+fn rotation_cap_failover(model: &Model, reason: FailoverReason) -> RunError {
+    let text = if reason == FailoverReason::Overloaded {
+        OVERLOADED_FAILOVER_TEXT
+    } else {
+        RATE_LIMITED_FAILOVER_TEXT
+    };
+    failover(model, text.to_owned(), reason)
+}
+
+/// A run that gives up with `text` for the user.
+fn error_payload(text: impl Into<String>, kind: RunErrorKind, message: String) -> RunEnding {
+    RunEnding::ErrorPayload {
+        text: text.into(),
+        kind,
+        message,
     }
 }
 
@@ -650,6 +613,22 @@ fn attempt_params(
     }
 }
 
+/// The run's transcript under its lock, for a repair between attempts (`purpose` names it in
+/// the warning when the file cannot be opened).
+async fn open_session(request: &RunRequest, purpose: &str) -> Option<TranscriptHandle> {
+    let options = SessionOptions {
+        clock: Arc::clone(&request.clock),
+        ..SessionOptions::default()
+    };
+    match TranscriptHandle::open_locked(&request.session_file, options).await {
+        Ok(transcript) => Some(transcript),
+        Err(err) => {
+            tracing::warn!(target: "clawloop::run", "cannot open the session to {purpose}: {err}");
+            None
+        }
+    }
+}
+
 /// An explicit compaction between attempts, under the transcript's lock. True when a summary
 /// was written.
 async fn compact_session(
@@ -658,16 +637,8 @@ async fn compact_session(
     provider: &Arc<dyn LlmStream>,
     api_key: Option<String>,
 ) -> bool {
-    let options = SessionOptions {
-        clock: Arc::clone(&request.clock),
-        ..SessionOptions::default()
-    };
-    let transcript = match TranscriptHandle::open_locked(&request.session_file, options).await {
-        Ok(transcript) => transcript,
-        Err(err) => {
-            tracing::warn!(target: "clawloop::run", "cannot open the session to compact it: {err}");
-            return false;
-        }
+    let Some(transcript) = open_session(request, "compact it").await else {
+        return false;
     };
     let compactor = session_compactor(
         model,
@@ -699,16 +670,8 @@ async fn compact_session(
 
 /// Tool-result truncation in the session file (reference §10.1). True when anything was cut.
 async fn truncate_tool_results(request: &RunRequest, model: &Model) -> bool {
-    let options = SessionOptions {
-        clock: Arc::clone(&request.clock),
-        ..SessionOptions::default()
-    };
-    let transcript = match TranscriptHandle::open_locked(&request.session_file, options).await {
-        Ok(transcript) => transcript,
-        Err(err) => {
-            tracing::warn!(target: "clawloop::run", "cannot open the session to truncate tool results: {err}");
-            return false;
-        }
+    let Some(transcript) = open_session(request, "truncate tool results").await else {
+        return false;
     };
     let budget = ToolResultBudget::for_context_window(model.context_window);
     match transcript
