@@ -69,6 +69,16 @@ for a in "$@"; do
 done
 echo '{"type":"result","subtype":"success","is_error":false,"result":"fresh start","session_id":"new-session"}'
 "#),
+                // A long answer and a context nearly as large as the model's window.
+                (
+                    "heavy",
+                    r#"cat > /dev/null
+n=$(( $(cat "$FAKE_DIR/count" 2>/dev/null || echo 0) + 1 ))
+echo $n > "$FAKE_DIR/count"
+big=$(head -c 100000 /dev/zero | tr '\0' 'a')
+echo "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"big $n $big\",\"session_id\":\"s-big\",\"usage\":{\"input_tokens\":20,\"cache_read_input_tokens\":195000,\"output_tokens\":5}}"
+"#,
+                ),
                 // Always fails, like a CLI whose service is down.
                 ("broken", r#"cat > /dev/null
 touch "$FAKE_DIR/broken-ran"
@@ -398,4 +408,24 @@ async fn an_expired_cli_session_is_retried_once_with_a_new_one() {
         (true, false, true)
     );
     assert_eq!(scene.fake_lines("count"), vec!["3".to_owned()]);
+}
+
+#[tokio::test]
+async fn the_transcript_of_a_cli_session_is_never_compacted_through_the_cli() {
+    // The CLI keeps (and compacts) its own history; a summary request sent to it would land
+    // in its session as a user message.
+    let scene = Scene::new(json!({
+        "agents": {"defaults": {"model": {"primary": "claude-cli/opus"}}},
+        "cliBackends": {"claude-cli": {"command": scripts().join("heavy").display().to_string()}}
+    }))
+    .await;
+    for (n, prompt) in ["one", "two", "three"].into_iter().enumerate() {
+        let result = scene.turn(prompt, Vec::new()).await;
+        let first = answered(&result).0.first().and_then(|p| p.text.clone());
+        let head: String = first.unwrap_or_default().chars().take(9).collect();
+        assert_eq!(head, format!("big {} aaa", n + 1), "turn {n}");
+    }
+    assert_eq!(scene.fake_lines("count"), vec!["3".to_owned()]);
+    let roles: Vec<String> = scene.transcript().into_iter().map(|m| m.0).collect();
+    assert_eq!(roles, ["user", "assistant"].repeat(3));
 }

@@ -33,6 +33,7 @@ use crate::attempt::{
 };
 use crate::cli_backend::{cli_backend_for_provider, cli_backend_model};
 use crate::compaction::CompactionOutcome;
+use crate::config::Config;
 use crate::payloads::RunErrorKind;
 use crate::run::cli_verdict::{CliVerdict, cli_attempt_verdict};
 use crate::run::decide::{
@@ -84,6 +85,15 @@ pub async fn run_embedded_agent(
     let cli_backend = cli_backend_for_provider(&request.config, &request.provider)
         .map_err(|err| RunError::Failed(err.to_string()))?;
     let model = resolve_model(&request, cli_backend.is_some())?;
+    // A CLI keeps and compacts its own history; a summary request sent through it would land
+    // in its session as a user message. Its runs never compact the transcript.
+    let request = match &cli_backend {
+        Some(_) => RunRequest {
+            config: Arc::new(without_auto_compaction(&request.config)),
+            ..request
+        },
+        None => request,
+    };
     let mut provider =
         provider_for_run(&request, &model, cli_backend.as_ref(), true).map_err(RunError::Failed)?;
     let initial_thinking = request.thinking;
@@ -611,6 +621,13 @@ fn attempt_params(
         clock: Arc::clone(&request.clock),
         timezone: request.timezone.clone(),
     }
+}
+
+/// `config` with `agents.defaults.compaction.enabled` off.
+fn without_auto_compaction(config: &Config) -> Config {
+    let mut config = config.clone();
+    config.agents.defaults.compaction.enabled = false;
+    config
 }
 
 /// The run's transcript under its lock, for a repair between attempts (`purpose` names it in
