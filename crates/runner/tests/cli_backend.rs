@@ -5,6 +5,8 @@
 // Test helpers outside `#[test]` fns: a panic is how a broken fixture is reported.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod fake_cli;
+
 use std::future::poll_fn;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -28,40 +30,24 @@ const NOW: u64 = 1_700_000_000_000;
 fn scripts() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = tempfile::Builder::new()
-            .prefix("clawloop-fake-clis-")
-            .tempdir()
-            .map(tempfile::TempDir::keep)
-            .unwrap();
-        let write = |name: &str, body: &str| {
-            use std::os::unix::fs::PermissionsExt;
-            let path = dir.join(name);
-            std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        };
-        // Claude Code: prompt on stdin, stream-json lines, a result line with usage.
-        write(
-            "claude",
-            r#"prompt=$(cat)
+        fake_cli::write_scripts(
+            "clawloop-fake-clis-",
+            &[
+                // Claude Code: prompt on stdin, stream-json lines, a result line with usage.
+                ("claude", r#"prompt=$(cat)
 printf '%s\n' "$@" > "$FAKE_DIR/args"
 printf '%s' "$prompt" > "$FAKE_DIR/stdin"
 echo $$ > "$FAKE_DIR/pid"
 echo '{"type":"system","subtype":"init","session_id":"sess-42"}'
 echo '{"type":"assistant","message":{"content":[{"type":"text","text":"Hello from claude"}],"usage":{"input_tokens":12,"output_tokens":5,"cache_read_input_tokens":3}},"session_id":"sess-42"}'
 echo '{"type":"result","subtype":"success","is_error":false,"result":"Hello from claude","session_id":"sess-42","usage":{"input_tokens":999}}'
-"#,
-        );
-        // Claude Code with `--output-format json`: one object.
-        write(
-            "claude-json",
-            r#"cat > /dev/null
+"#),
+                // Claude Code with `--output-format json`: one object.
+                ("claude-json", r#"cat > /dev/null
 echo '{"type":"result","subtype":"success","is_error":false,"result":"One object","session_id":"sess-json","usage":{"input_tokens":2,"output_tokens":1}}'
-"#,
-        );
-        // Codex: prompt as the last argument, JSONL items; `exec resume` answers in text.
-        write(
-            "codex",
-            r#"printf '%s\n' "$@" > "$FAKE_DIR/args"
+"#),
+                // Codex: prompt as the last argument, JSONL items; `exec resume` answers in text.
+                ("codex", r#"printf '%s\n' "$@" > "$FAKE_DIR/args"
 for a in "$@"; do
   case "$a" in
     model_instructions_file=*) f=${a#model_instructions_file=}; f=${f#\"}; f=${f%\"}; cat "$f" > "$FAKE_DIR/system";;
@@ -77,59 +63,38 @@ echo '{"type":"thread.started","thread_id":"th-7"}'
 echo '{"type":"item.completed","item":{"id":"i0","type":"reasoning","text":"hmm"}}'
 echo '{"type":"item.completed","item":{"id":"i1","type":"agent_message","text":"Codex says hi"}}'
 echo '{"type":"turn.completed","usage":{"input_tokens":40,"cached_input_tokens":10,"output_tokens":7}}'
-"#,
-        );
-        write(
-            "text",
-            r#"echo $$ > "$FAKE_DIR/pid"
+"#),
+                ("text", r#"echo $$ > "$FAKE_DIR/pid"
 for last in "$@"; do :; done
 printf '\n  you said: %s  \n\n' "$last"
-"#,
-        );
-        // Silent forever, with a grandchild in its process group.
-        write(
-            "hang",
-            r#"echo $$ > "$FAKE_DIR/pid.tmp" && mv "$FAKE_DIR/pid.tmp" "$FAKE_DIR/pid"
+"#),
+                // Silent forever, with a grandchild in its process group.
+                ("hang", r#"echo $$ > "$FAKE_DIR/pid.tmp" && mv "$FAKE_DIR/pid.tmp" "$FAKE_DIR/pid"
 sleep 300 &
 echo $! > "$FAKE_DIR/child.tmp" && mv "$FAKE_DIR/child.tmp" "$FAKE_DIR/child"
 wait
-"#,
-        );
-        // Holds a lock directory while it works: a second run at the same time fails.
-        write(
-            "exclusive",
-            r#"mkdir "$FAKE_DIR/lock" 2>/dev/null || { echo "overlapping runs" >&2; exit 1; }
+"#),
+                // Holds a lock directory while it works: a second run at the same time fails.
+                ("exclusive", r#"mkdir "$FAKE_DIR/lock" 2>/dev/null || { echo "overlapping runs" >&2; exit 1; }
 sleep 0.2
 rmdir "$FAKE_DIR/lock"
 echo "done ${HOME-unset}"
-"#,
-        );
-        write(
-            "flood",
-            r#"while :; do echo "lots and lots of output"; done
-"#,
-        );
-        write(
-            "fail",
-            r#"echo "half an answer"
+"#),
+                ("flood", r#"while :; do echo "lots and lots of output"; done
+"#),
+                ("fail", r#"echo "half an answer"
 echo "warming up" >&2
 echo "fatal: the model is overloaded" >&2
 exit 3
-"#,
-        );
-        write(
-            "fail-json",
-            r#"echo '{"type":"result","is_error":true,"result":"API Error: 429 {\"error\":{\"message\":\"rate limit exceeded\"}}"}'
+"#),
+                ("fail-json", r#"echo '{"type":"result","is_error":true,"result":"API Error: 429 {\"error\":{\"message\":\"rate limit exceeded\"}}"}'
 exit 1
-"#,
-        );
-        write(
-            "garbage",
-            r#"printf '\377\376\000garbage {{{ [[ "\n'
+"#),
+                ("garbage", r#"printf '\377\376\000garbage {{{ [[ "\n'
 printf '{"broken": \001 }}}\n'
-"#,
-        );
-        dir
+"#),
+            ],
+        )
     })
 }
 

@@ -21,14 +21,39 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8], sync: bool) -> io::Result<
     stage(path, bytes, sync)?.replace()
 }
 
+/// Replaces `path` with `bytes` atomically and durably (the data and the rename are fsynced),
+/// creating the new file with permission bits `mode` on Unix (ignored elsewhere): with `0o600`
+/// a secret is never readable by others, not even for the instant before the rename. On error
+/// the temporary file is removed and `path` keeps its old content. The directory must exist.
+///
+/// For files other crates keep next to the sessions (the runner's auth files), so every
+/// crash-safe replacement shares one implementation.
+pub fn replace_file_atomically(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    stage_with_mode(path, bytes, true, Some(mode))?.replace()
+}
+
 /// Writes `bytes` to a temporary sibling of `path`, to be put in place by
 /// [`Staged::replace`] or [`Staged::create`] once the caller has checked what is there now.
 ///
 /// Checking after the (possibly long) write rather than before it leaves the shortest window
 /// between the check and the rename.
 pub(crate) fn stage(path: &Path, bytes: &[u8], sync: bool) -> io::Result<Staged> {
+    stage_with_mode(path, bytes, sync, None)
+}
+
+/// [`stage`], the temporary file created with `mode` (Unix) instead of the umask default.
+fn stage_with_mode(path: &Path, bytes: &[u8], sync: bool, mode: Option<u32>) -> io::Result<Staged> {
     let tmp = temp_path(path);
-    let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(mode);
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    let mut file = options.open(&tmp)?;
     // From here on dropping `staged` removes the temporary file.
     let mut staged = Staged {
         tmp,
@@ -172,6 +197,28 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, [std::ffi::OsString::from("s.jsonl")]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_replaced_file_gets_the_mode_asked_for() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("secret.json");
+        fs::write(&path, "old").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        replace_file_atomically(&path, b"new", 0o600).unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(
+            (fs::read_to_string(&path).unwrap(), mode),
+            ("new".into(), 0o600)
+        );
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [std::ffi::OsString::from("secret.json")]);
+        assert!(replace_file_atomically(&dir.path().join("no/dir"), b"x", 0o600).is_err());
     }
 
     #[test]

@@ -103,6 +103,7 @@ mod transcript;
 pub mod transforms;
 mod writer;
 
+pub use atomic::replace_file_atomically;
 pub use context::{DEFAULT_THINKING_LEVEL, ModelRef, SessionContext, build_session_context};
 pub use entry::{
     BranchSummaryEntry, CompactionEntry, CustomEntry, CustomMessageEntry, LabelEntry, MessageEntry,

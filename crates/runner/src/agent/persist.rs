@@ -53,15 +53,13 @@ impl std::fmt::Debug for TranscriptHandle {
 }
 
 impl TranscriptHandle {
-    /// Takes the file's write lock (waiting on the blocking pool) and opens the session.
+    /// Takes the file's write lock and opens the session, neither blocking a runtime worker
+    /// (the session crate's [`Transcript::open_locked_async`]).
     pub async fn open_locked(
         path: impl AsRef<Path>,
         options: SessionOptions,
     ) -> Result<Self, PersistError> {
-        let path = path.as_ref().to_path_buf();
-        let open_path = path.clone();
-        let transcript =
-            run_blocking(&path, move || Transcript::open_locked(open_path, options)).await??;
+        let transcript = Transcript::open_locked_async(path, options).await?;
         Ok(TranscriptHandle::new(transcript))
     }
 

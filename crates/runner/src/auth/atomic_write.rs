@@ -5,12 +5,12 @@
 //! secrets are never readable by others, not even briefly), is flushed to disk, and is renamed
 //! over the target; the directory is then flushed so the rename itself survives a crash.
 
-use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::fs::DirBuilder;
+use std::io;
+use std::path::Path;
 
 use clawloop_core::auth_store::AuthStoreError;
+use clawloop_session::replace_file_atomically;
 
 fn io_error(action: &'static str, path: &Path, source: io::Error) -> AuthStoreError {
     AuthStoreError::Io {
@@ -37,61 +37,18 @@ pub fn ensure_dir(dir: &Path) -> Result<(), AuthStoreError> {
         .map_err(|e| io_error("create the directory", dir, e))
 }
 
-/// Replaces `path` with `bytes` atomically; the new file has mode 0600.
+/// Replaces `path` with `bytes` atomically; the new file has mode 0600. The missing
+/// directories are created first (0700); the replacement is the session crate's.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AuthStoreError> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     ensure_dir(dir)?;
-    let temp = temp_path(path);
-    let result = write_new(&temp, bytes).and_then(|()| {
-        fs::rename(&temp, path).map_err(|e| io_error("replace", path, e))?;
-        sync_dir(dir);
-        Ok(())
-    });
-    if result.is_err() {
-        // Best effort: the temp file is ours and useless now; the target is untouched.
-        let _ = fs::remove_file(&temp);
-    }
-    result
-}
-
-/// A name no other writer uses: the target's name, this process, a per-process counter.
-fn temp_path(path: &Path) -> PathBuf {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.{}.{n}.tmp", std::process::id()))
-}
-
-fn write_new(temp: &Path, bytes: &[u8]) -> Result<(), AuthStoreError> {
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file: File = options
-        .open(temp)
-        .map_err(|e| io_error("create", temp, e))?;
-    file.write_all(bytes)
-        .map_err(|e| io_error("write", temp, e))?;
-    file.sync_all().map_err(|e| io_error("flush", temp, e))
-}
-
-/// Flushes the directory entry of a rename. Not every platform can open a directory; there
-/// the rename is as durable as the OS makes it, which is not worth failing a write over.
-fn sync_dir(dir: &Path) {
-    if let Ok(handle) = File::open(dir) {
-        let _ = handle.sync_all();
-    }
+    replace_file_atomically(path, bytes, 0o600).map_err(|e| io_error("replace", path, e))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn replaces_content_and_leaves_no_temp_files() {

@@ -100,19 +100,14 @@ impl CooldownPolicy {
     /// The disabled window for the `count`-th failure of a disabled-lane reason:
     /// `min(max, max(60 s, base) · 2^min(count − 1, 10))`. `None` for cooldown-lane reasons.
     pub fn disabled_ms(&self, reason: FailoverReason, count: u32) -> Option<f64> {
-        let (base, max) = match reason {
-            FailoverReason::Billing => (self.billing_backoff_ms, self.billing_max_ms),
-            FailoverReason::AuthPermanent => {
-                (self.auth_permanent_backoff_ms, self.auth_permanent_max_ms)
-            }
-            FailoverReason::Auth
-            | FailoverReason::Format
-            | FailoverReason::Overloaded
-            | FailoverReason::RateLimit
-            | FailoverReason::Timeout
-            | FailoverReason::ModelNotFound
-            | FailoverReason::SessionExpired
-            | FailoverReason::Unknown => return None,
+        if lane_of(reason) != Lane::Disabled {
+            return None;
+        }
+        // `lane_of` puts exactly billing and permanent auth failures in the disabled lane.
+        let (base, max) = if reason == FailoverReason::Billing {
+            (self.billing_backoff_ms, self.billing_max_ms)
+        } else {
+            (self.auth_permanent_backoff_ms, self.auth_permanent_max_ms)
         };
         let base = base.max(MIN_DISABLED_BACKOFF_MS);
         let max = max.max(base);

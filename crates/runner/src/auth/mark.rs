@@ -349,87 +349,48 @@ mod tests {
         assert_eq!(s.disabled_until, Some(NOW + 5.0 * HOUR));
     }
 
+    /// The state after `failures` of `profile`, one millisecond apart from `NOW`.
+    fn after(profile: &str, failures: &[(FailoverReason, Option<&str>)]) -> AuthState {
+        let mut state = AuthState::default();
+        for (at, (reason, model)) in (0u32..).zip(failures) {
+            fail(&mut state, profile, *reason, *model, NOW + f64::from(at));
+        }
+        state
+    }
+
     #[test]
     fn active_windows_are_immutable_and_scope_widens() {
-        let mut state = AuthState::default();
-        fail(
-            &mut state,
+        use FailoverReason::{Overloaded, RateLimit};
+        let mut state = after(
             "openai:a",
-            FailoverReason::RateLimit,
-            Some("m1"),
-            NOW,
-        );
-        fail(
-            &mut state,
-            "openai:a",
-            FailoverReason::RateLimit,
-            Some("m1"),
-            NOW + 1.0,
+            &[(RateLimit, Some("m1")), (RateLimit, Some("m1"))],
         );
         let s = state.stats("openai:a").unwrap();
         assert_eq!(
             (s.cooldown_until, s.cooldown_model.as_deref(), s.error_count),
             (Some(NOW + 10_000.0), Some("m1"), Some(2))
         );
-        fail(
-            &mut state,
-            "openai:a",
-            FailoverReason::RateLimit,
-            Some("m2"),
-            NOW + 2.0,
-        );
+        fail(&mut state, "openai:a", RateLimit, Some("m2"), NOW + 2.0);
         let s = state.stats("openai:a").unwrap();
         assert_eq!(
             (s.cooldown_until, s.cooldown_model.as_deref()),
             (Some(NOW + 10_000.0), None)
         );
 
-        let mut state = AuthState::default();
-        fail(
-            &mut state,
-            "openai:b",
-            FailoverReason::RateLimit,
-            Some("m1"),
-            NOW,
-        );
-        fail(
-            &mut state,
-            "openai:b",
-            FailoverReason::RateLimit,
-            None,
-            NOW + 1.0,
-        );
+        let state = after("openai:b", &[(RateLimit, Some("m1")), (RateLimit, None)]);
         assert_eq!(state.stats("openai:b").unwrap().cooldown_model, None);
 
-        let mut state = AuthState::default();
-        fail(
-            &mut state,
+        let state = after(
             "openai:b",
-            FailoverReason::RateLimit,
-            Some("m1"),
-            NOW,
-        );
-        fail(
-            &mut state,
-            "openai:b",
-            FailoverReason::Overloaded,
-            Some("m1"),
-            NOW + 1.0,
+            &[(RateLimit, Some("m1")), (Overloaded, Some("m1"))],
         );
         let s = state.stats("openai:b").unwrap();
         assert_eq!(
             (s.cooldown_reason, s.cooldown_model.as_deref()),
-            (Some(FailoverReason::Overloaded), None)
+            (Some(Overloaded), None)
         );
         // A new window after a non-rate-limit failure is not scoped.
-        let mut state = AuthState::default();
-        fail(
-            &mut state,
-            "openai:b",
-            FailoverReason::Overloaded,
-            Some("m1"),
-            NOW,
-        );
+        let state = after("openai:b", &[(Overloaded, Some("m1"))]);
         assert_eq!(state.stats("openai:b").unwrap().cooldown_model, None);
     }
 

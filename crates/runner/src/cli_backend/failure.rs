@@ -41,6 +41,15 @@ pub(crate) fn timed_out(timeout: Duration) -> String {
     )
 }
 
+/// Whether `message` is one of the two timeout texts above: OpenClaw throws those as
+/// `FailoverError(…, "timeout")` whatever a classifier would make of the words.
+pub fn is_cli_timeout_text(message: &str) -> bool {
+    let message = message.trim_start();
+    (message.starts_with("CLI produced no output for ")
+        || message.starts_with("CLI exceeded timeout ("))
+        && message.ends_with("and was terminated.")
+}
+
 /// stdout passed its limit.
 pub(crate) fn output_too_large(limit: usize) -> String {
     format!("CLI output exceeded {limit} bytes and was terminated.")
@@ -93,6 +102,14 @@ pub(crate) fn exit_failure(status: ExitStatus, stdout: &str, stderr: &str) -> St
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn timeout_texts_are_recognized() {
+        assert!(is_cli_timeout_text(&no_output(Duration::from_secs(180))));
+        assert!(is_cli_timeout_text(&timed_out(Duration::from_millis(1500))));
+        assert!(!is_cli_timeout_text(&output_too_large(10)));
+        assert!(!is_cli_timeout_text("boom (CLI exited with code 1)"));
+    }
 
     #[test]
     fn durations_read_naturally() {

@@ -53,6 +53,7 @@ pub struct CliBackendProvider {
     max_output_bytes: usize,
     queue: RunQueue,
     clock: Arc<dyn Clock>,
+    resume_bound_session: bool,
 }
 
 impl std::fmt::Debug for CliBackendProvider {
@@ -77,6 +78,7 @@ impl CliBackendProvider {
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             queue: RunQueue::default(),
             clock: Arc::new(SystemClock),
+            resume_bound_session: true,
         }
     }
 
@@ -108,6 +110,21 @@ impl CliBackendProvider {
     /// The clock for message timestamps.
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
+        self
+    }
+
+    /// Serializes with every other provider of the process that did the same, instead of only
+    /// with this provider's clones: the runner builds one provider per run, and OpenClaw's
+    /// `serialize` holds across runs.
+    pub fn with_shared_queue(mut self) -> Self {
+        self.queue = RunQueue::process_wide();
+        self
+    }
+
+    /// Starts a new CLI session even when the history binds one (the retry after the CLI
+    /// reported its session expired, reference §22 `runPreparedCliAgent`).
+    pub fn without_session_resume(mut self) -> Self {
+        self.resume_bound_session = false;
         self
     }
 
@@ -353,7 +370,12 @@ impl LlmStream for CliBackendProvider {
         options: StreamOptions,
     ) -> AssistantEventStream {
         match CliRequest::from_context(&self.backend.id, &model.id, context) {
-            Some(request) => self.run(model, request, options.cancel),
+            Some(mut request) => {
+                if !self.resume_bound_session {
+                    request.cli_session_id = None;
+                }
+                self.run(model, request, options.cancel)
+            }
             None => {
                 let initial = AssistantMessage::for_model(model, self.clock.now_ms());
                 let message = format!(

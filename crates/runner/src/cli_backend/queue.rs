@@ -3,7 +3,7 @@
 //! state and a second concurrent run would fail or corrupt it.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use parking_lot::Mutex;
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
@@ -21,7 +21,17 @@ pub(crate) struct QueueTurn {
     guard: Option<OwnedMutexGuard<()>>,
 }
 
+/// The queue every runner-built provider shares. OpenClaw keeps one module-level queue, so two
+/// turns (of any sessions or agents) that build their own provider for the same backend still
+/// wait for each other.
+static PROCESS_QUEUE: LazyLock<RunQueue> = LazyLock::new(RunQueue::default);
+
 impl RunQueue {
+    /// The process-wide queue.
+    pub(crate) fn process_wide() -> RunQueue {
+        PROCESS_QUEUE.clone()
+    }
+
     /// Waits for `key`'s turn (cancel-safe: dropping the future gives up the place).
     pub(crate) async fn turn(&self, key: String) -> QueueTurn {
         let lock = self

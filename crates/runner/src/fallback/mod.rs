@@ -80,6 +80,18 @@ pub fn model_not_found_warning(
     ))
 }
 
+/// The record of a candidate skipped because its provider rests; every skip is logged, so a
+/// user can tell why a model was not tried.
+fn skipped(candidate: &ModelCandidate, error: String, reason: FailoverReason) -> FallbackAttempt {
+    tracing::info!(
+        provider = %candidate.provider,
+        model = %candidate.model,
+        %reason,
+        "model fallback: skipping candidate: {error}"
+    );
+    FallbackAttempt::skipped(candidate, error, reason)
+}
+
 /// Control characters removed: ids come from config and sessions and end up in a log line.
 fn printable(text: &str) -> String {
     text.chars().filter(|c| !c.is_control()).collect()
@@ -153,13 +165,7 @@ where
             };
             match resolve_cooldown_decision(&input) {
                 CooldownDecision::Skip { reason, error } => {
-                    tracing::info!(
-                        provider = %candidate.provider,
-                        model = %candidate.model,
-                        %reason,
-                        "model fallback: skipping candidate: {error}"
-                    );
-                    attempts.push(FallbackAttempt::skipped(candidate, error, reason));
+                    attempts.push(skipped(candidate, error, reason));
                     continue;
                 }
                 CooldownDecision::Attempt { reason, mark_probe } => {
@@ -173,13 +179,7 @@ where
                                 "Provider {} is in cooldown (probe already attempted this run)",
                                 candidate.provider
                             );
-                            tracing::info!(
-                                provider = %candidate.provider,
-                                model = %candidate.model,
-                                %reason,
-                                "model fallback: skipping candidate: {error}"
-                            );
-                            attempts.push(FallbackAttempt::skipped(candidate, error, reason));
+                            attempts.push(skipped(candidate, error, reason));
                             continue;
                         }
                         options.allow_transient_cooldown_probe = true;

@@ -32,9 +32,12 @@ use crate::agent::{CompactionRequest, CompactionTrigger, TranscriptHandle};
 use crate::attempt::{
     AttemptIo, AttemptParams, AttemptResult, PromptErrorSource, run_attempt, session_compactor,
 };
+use crate::cli_backend::{cli_backend_for_provider, cli_backend_model};
 use crate::compaction::CompactionOutcome;
+use crate::config::Config;
 use crate::hooks::{AgentStartOnce, HookObserver, compact_observed, resolve_model_override};
 use crate::payloads::RunErrorKind;
+use crate::run::cli_verdict::{CliVerdict, cli_attempt_verdict};
 use crate::run::decide::{
     DecisionInput, DecisionStage, FailoverDecision, merge_retry_failover_reason,
     resolve_run_failover_decision,
@@ -45,14 +48,15 @@ use crate::run::limits::{
 };
 use crate::run::overflow::{OverflowAction, OverflowState, overflow_action, overflow_text};
 use crate::run::profiles::ProfileCursor;
+use crate::run::providers::provider_for_run;
 use crate::run::request::{RunEnding, RunError, RunOutcome, RunRequest};
 
 /// Text of the failover thrown when rate limits persist past the rotation cap.
 pub const RATE_LIMITED_FAILOVER_TEXT: &str =
     "The AI service is temporarily rate-limited. Please try again in a moment.";
-/// Text of the failover thrown when overloads persist past the rotation cap.
-pub const OVERLOADED_FAILOVER_TEXT: &str =
-    "The AI service is temporarily overloaded. Please try again in a moment.";
+/// Text of the failover thrown when overloads persist past the rotation cap (the core's
+/// overloaded copy).
+pub const OVERLOADED_FAILOVER_TEXT: &str = clawloop_core::error_text::OVERLOADED_TEXT;
 
 /// The loop's own state (reference §4.1 item 10, §4.2).
 #[derive(Debug, Default)]
@@ -66,6 +70,8 @@ struct RunState {
     same_model_idle_retries: u32,
     last_retry_reason: Option<FailoverReason>,
     compaction_count: u32,
+    /// The CLI's session expired and a new one was started (once per run).
+    cli_session_restarted: bool,
 }
 
 /// Runs one model until it answers, a payload ends the run, or a failover moves on.
@@ -78,13 +84,26 @@ pub async fn run_embedded_agent(
         return Err(RunError::Aborted);
     }
     let request = apply_run_start_hooks(request).await;
-    let model = resolve_model(&request)?;
-    let provider = (request.provider_factory)(&model).map_err(RunError::Failed)?;
+    // A CLI backend (reference §21 step 1) logs in on its own: no auth profiles, no key.
+    let cli_backend = cli_backend_for_provider(&request.config, &request.provider)
+        .map_err(|err| RunError::Failed(err.to_string()))?;
+    let model = resolve_model(&request, cli_backend.is_some())?;
+    // A CLI keeps and compacts its own history; a summary request sent through it would land
+    // in its session as a user message. Its runs never compact the transcript.
+    let request = match &cli_backend {
+        Some(_) => RunRequest {
+            config: Arc::new(without_auto_compaction(&request.config)),
+            ..request
+        },
+        None => request,
+    };
+    let mut provider =
+        provider_for_run(&request, &model, cli_backend.as_ref(), true).map_err(RunError::Failed)?;
     let initial_thinking = request.thinking;
     let mut thinking = initial_thinking;
 
     let mut cursor = ProfileCursor::resolve(
-        request.auth.clone(),
+        request.auth.clone().filter(|_| cli_backend.is_none()),
         &request.provider,
         &request.model,
         request.locked_profile.as_deref(),
@@ -94,6 +113,7 @@ pub async fn run_embedded_agent(
     .map_err(|no| profile_error(&request, no.message, no.reason))?;
     let mut api_key = match cursor.first(request.allow_transient_cooldown_probe).await {
         Ok(Some(active)) => Some(active.secret),
+        Ok(None) if cli_backend.is_some() => None,
         Ok(None) => configured_key(&request).await?,
         Err(no) => return Err(profile_error(&request, no.message, no.reason)),
     };
@@ -105,7 +125,8 @@ pub async fn run_embedded_agent(
     let mut state = RunState::default();
     let mut attempts: Vec<AttemptResult> = Vec::new();
 
-    loop {
+    // Every way out with a result breaks with its ending; failures return.
+    let ending = 'run: loop {
         if state.iterations >= max_iterations {
             let decision = resolve_run_failover_decision(
                 DecisionStage::RetryLimit,
@@ -116,25 +137,17 @@ pub async fn run_embedded_agent(
                 },
             );
             let message = retry_limit_error_message(state.iterations, max_iterations);
-            return match decision {
-                FailoverDecision::FallbackModel(reason) => Err(failover(&model, message, reason)),
+            match decision {
+                FailoverDecision::FallbackModel(reason) => {
+                    return Err(failover(&model, message, reason));
+                }
                 FailoverDecision::ContinueNormal
                 | FailoverDecision::RotateProfile
                 | FailoverDecision::SurfaceError
-                | FailoverDecision::ReturnErrorPayload => Ok(outcome(
-                    &request,
-                    &model,
-                    &cursor,
-                    attempts,
-                    &state,
-                    started,
-                    RunEnding::ErrorPayload {
-                        text: RETRY_LIMIT_TEXT.to_owned(),
-                        kind: RunErrorKind::RetryLimit,
-                        message,
-                    },
-                )),
-            };
+                | FailoverDecision::ReturnErrorPayload => {
+                    break error_payload(RETRY_LIMIT_TEXT, RunErrorKind::RetryLimit, message);
+                }
+            }
         }
         state.iterations += 1;
         if !state.attempted_thinking.contains(&thinking) {
@@ -146,6 +159,29 @@ pub async fn run_embedded_agent(
         state.compaction_count += attempt.compaction_count;
         let external_abort = io.cancel.is_cancelled();
         attempts.push(attempt.clone());
+
+        if cli_backend.is_some() {
+            match cli_attempt_verdict(
+                &attempt,
+                &model.provider,
+                external_abort,
+                request.timeout,
+                state.cli_session_restarted,
+            ) {
+                CliVerdict::Answered => break RunEnding::Completed,
+                CliVerdict::Aborted => return Err(RunError::Aborted),
+                CliVerdict::RetryWithoutSession => {
+                    tracing::warn!(target: "clawloop::run", "CLI session of {}/{} expired; retrying with a new session", model.provider, model.id);
+                    state.cli_session_restarted = true;
+                    provider = provider_for_run(&request, &model, cli_backend.as_ref(), false)
+                        .map_err(RunError::Failed)?;
+                    continue;
+                }
+                CliVerdict::Failover { message, reason } => {
+                    return Err(failover(&model, message, reason));
+                }
+            }
+        }
 
         // Timeout-triggered compaction (reference §4.3).
         if attempt.timed_out
@@ -207,19 +243,7 @@ pub async fn run_embedded_agent(
                         }
                     }
                     OverflowAction::GiveUp { kind, message } => {
-                        return Ok(outcome(
-                            &request,
-                            &model,
-                            &cursor,
-                            attempts,
-                            &state,
-                            started,
-                            RunEnding::ErrorPayload {
-                                text: CONTEXT_OVERFLOW_TEXT.to_owned(),
-                                kind,
-                                message,
-                            },
-                        ));
+                        break 'run error_payload(CONTEXT_OVERFLOW_TEXT, kind, message);
                     }
                 }
             }
@@ -234,24 +258,10 @@ pub async fn run_embedded_agent(
         {
             let text = prompt_error.message.clone();
             if is_role_ordering_error(&text) {
-                return Ok(outcome(
-                    &request,
-                    &model,
-                    &cursor,
-                    attempts,
-                    &state,
-                    started,
-                    RunEnding::ErrorPayload {
-                        text: ROLE_ORDERING_TEXT.to_owned(),
-                        kind: RunErrorKind::RoleOrdering,
-                        message: text,
-                    },
-                ));
+                break error_payload(ROLE_ORDERING_TEXT, RunErrorKind::RoleOrdering, text);
             }
             if let Some(ending) = image_size_ending(&text) {
-                return Ok(outcome(
-                    &request, &model, &cursor, attempts, &state, started, ending,
-                ));
+                break ending;
             }
             let reason = classify_failover_reason(&text, Some(&model.provider));
             if let Some(reason) = reason {
@@ -259,15 +269,11 @@ pub async fn run_embedded_agent(
             }
             let failover_failure =
                 reason.is_some() || is_failover_error_message(&text, Some(&model.provider));
-            if reason == Some(FailoverReason::RateLimit) {
-                state.rate_limit_rotations += 1;
-                if state.rate_limit_rotations > rotation_caps.0 && request.fallback_configured {
-                    return Err(failover(
-                        &model,
-                        RATE_LIMITED_FAILOVER_TEXT.to_owned(),
-                        FailoverReason::RateLimit,
-                    ));
-                }
+            // Only rate limits count towards a cap here (the seed's prompt branch).
+            if reason == Some(FailoverReason::RateLimit)
+                && state.rotation_capped(FailoverReason::RateLimit, rotation_caps, &request)
+            {
+                return Err(rotation_cap_failover(&model, FailoverReason::RateLimit));
             }
             let mut input = DecisionInput {
                 reason,
@@ -330,9 +336,7 @@ pub async fn run_embedded_agent(
             && !attempt.aborted
             && let Some(ending) = error_message.as_deref().and_then(image_size_ending)
         {
-            return Ok(outcome(
-                &request, &model, &cursor, attempts, &state, started, ending,
-            ));
+            break 'run ending;
         }
         let reason = classify_failover_reason(
             error_message.as_deref().unwrap_or(""),
@@ -366,25 +370,10 @@ pub async fn run_embedded_agent(
                 reason.unwrap_or(FailoverReason::Unknown)
             };
             cursor.mark_failure(profile_reason).await;
-            if reason == Some(FailoverReason::Overloaded) {
-                state.overload_rotations += 1;
-                if state.overload_rotations > rotation_caps.1 && request.fallback_configured {
-                    return Err(failover(
-                        &model,
-                        OVERLOADED_FAILOVER_TEXT.to_owned(),
-                        FailoverReason::Overloaded,
-                    ));
-                }
-            }
-            if reason == Some(FailoverReason::RateLimit) {
-                state.rate_limit_rotations += 1;
-                if state.rate_limit_rotations > rotation_caps.0 && request.fallback_configured {
-                    return Err(failover(
-                        &model,
-                        RATE_LIMITED_FAILOVER_TEXT.to_owned(),
-                        FailoverReason::RateLimit,
-                    ));
-                }
+            if let Some(capped @ (FailoverReason::Overloaded | FailoverReason::RateLimit)) = reason
+                && state.rotation_capped(capped, rotation_caps, &request)
+            {
+                return Err(rotation_cap_failover(&model, capped));
             }
             state.last_retry_reason =
                 merge_retry_failover_reason(reason, attempt.timed_out, state.last_retry_reason);
@@ -419,15 +408,30 @@ pub async fn run_embedded_agent(
         if !errored && !attempt.aborted && attempt.prompt_error.is_none() {
             cursor.mark_success().await;
         }
-        return Ok(outcome(
-            &request,
-            &model,
-            &cursor,
-            attempts,
-            &state,
-            started,
-            RunEnding::Completed,
-        ));
+        break RunEnding::Completed;
+    };
+    Ok(outcome(
+        &request, &model, &cursor, attempts, &state, started, ending,
+    ))
+}
+
+impl RunState {
+    /// Counts a profile rotation for `reason` (rate limit or overload); true when its cap
+    /// (`auth.cooldowns.{rateLimited,overloaded}ProfileRotations`) is passed and another model
+    /// can take over.
+    fn rotation_capped(
+        &mut self,
+        reason: FailoverReason,
+        caps: (u32, u32),
+        request: &RunRequest,
+    ) -> bool {
+        let (count, cap) = match reason {
+            FailoverReason::RateLimit => (&mut self.rate_limit_rotations, caps.0),
+            FailoverReason::Overloaded => (&mut self.overload_rotations, caps.1),
+            _ => return false,
+        };
+        *count += 1;
+        *count > cap && request.fallback_configured
     }
 }
 
@@ -470,23 +474,46 @@ fn image_size_ending(error_text: &str) -> Option<RunEnding> {
     })
 }
 
-/// The model from the catalog and config, its window capped by the guard (reference §4.1
-/// items 6–7).
-fn resolve_model(request: &RunRequest) -> Result<Model, RunError> {
-    let catalog = ModelCatalog::from_config(&request.config.models)
-        .map_err(|err| RunError::Failed(err.to_string()))?;
-    let mut model = catalog
-        .get(&request.provider, &request.model)
-        .cloned()
-        .map_err(|_| {
-            RunError::Failover(Box::new(
-                FailoverError::new(
-                    format!("Unknown model: {}/{}", request.provider, request.model),
-                    FailoverReason::ModelNotFound,
-                )
-                .with_model(request.provider.clone(), request.model.clone()),
-            ))
-        })?;
+/// The failover thrown when rotations for `reason` passed their cap.
+fn rotation_cap_failover(model: &Model, reason: FailoverReason) -> RunError {
+    let text = if reason == FailoverReason::Overloaded {
+        OVERLOADED_FAILOVER_TEXT
+    } else {
+        RATE_LIMITED_FAILOVER_TEXT
+    };
+    failover(model, text.to_owned(), reason)
+}
+
+/// A run that gives up with `text` for the user.
+fn error_payload(text: impl Into<String>, kind: RunErrorKind, message: String) -> RunEnding {
+    RunEnding::ErrorPayload {
+        text: text.into(),
+        kind,
+        message,
+    }
+}
+
+/// The model from the catalog and config — or, for a CLI backend, any model id under it —
+/// its window capped by the guard (reference §4.1 items 6–7).
+fn resolve_model(request: &RunRequest, cli_backend: bool) -> Result<Model, RunError> {
+    let mut model = if cli_backend {
+        cli_backend_model(&request.config, &request.provider, &request.model)
+    } else {
+        let catalog = ModelCatalog::from_config(&request.config.models)
+            .map_err(|err| RunError::Failed(err.to_string()))?;
+        catalog
+            .get(&request.provider, &request.model)
+            .cloned()
+            .map_err(|_| {
+                RunError::Failover(Box::new(
+                    FailoverError::new(
+                        format!("Unknown model: {}/{}", request.provider, request.model),
+                        FailoverReason::ModelNotFound,
+                    )
+                    .with_model(request.provider.clone(), request.model.clone()),
+                ))
+            })?
+    };
     let configured = request
         .config
         .models
@@ -656,7 +683,7 @@ pub async fn compact_run_session(
     custom_instructions: Option<String>,
     cancel: &tokio_util::sync::CancellationToken,
 ) -> Result<CompactionOutcome, RunError> {
-    let model = resolve_model(request)?;
+    let model = resolve_model(request, false)?;
     let provider = (request.provider_factory)(&model).map_err(RunError::Failed)?;
     let mut cursor = ProfileCursor::resolve(
         request.auth.clone(),
@@ -705,6 +732,29 @@ pub async fn compact_run_session(
     })
 }
 
+/// `config` with `agents.defaults.compaction.enabled` off.
+fn without_auto_compaction(config: &Config) -> Config {
+    let mut config = config.clone();
+    config.agents.defaults.compaction.enabled = false;
+    config
+}
+
+/// The run's transcript under its lock, for a repair between attempts (`purpose` names it in
+/// the warning when the file cannot be opened).
+async fn open_session(request: &RunRequest, purpose: &str) -> Option<TranscriptHandle> {
+    let options = SessionOptions {
+        clock: Arc::clone(&request.clock),
+        ..SessionOptions::default()
+    };
+    match TranscriptHandle::open_locked(&request.session_file, options).await {
+        Ok(transcript) => Some(transcript),
+        Err(err) => {
+            tracing::warn!(target: "clawloop::run", "cannot open the session to {purpose}: {err}");
+            None
+        }
+    }
+}
+
 /// An explicit compaction between attempts, under the transcript's lock. True when a summary
 /// was written.
 async fn compact_session(
@@ -713,16 +763,8 @@ async fn compact_session(
     provider: &Arc<dyn LlmStream>,
     api_key: Option<String>,
 ) -> bool {
-    let options = SessionOptions {
-        clock: Arc::clone(&request.clock),
-        ..SessionOptions::default()
-    };
-    let transcript = match TranscriptHandle::open_locked(&request.session_file, options).await {
-        Ok(transcript) => transcript,
-        Err(err) => {
-            tracing::warn!(target: "clawloop::run", "cannot open the session to compact it: {err}");
-            return false;
-        }
+    let Some(transcript) = open_session(request, "compact it").await else {
+        return false;
     };
     let compactor = session_compactor(
         model,
@@ -756,16 +798,8 @@ async fn compact_session(
 
 /// Tool-result truncation in the session file (reference §10.1). True when anything was cut.
 async fn truncate_tool_results(request: &RunRequest, model: &Model) -> bool {
-    let options = SessionOptions {
-        clock: Arc::clone(&request.clock),
-        ..SessionOptions::default()
-    };
-    let transcript = match TranscriptHandle::open_locked(&request.session_file, options).await {
-        Ok(transcript) => transcript,
-        Err(err) => {
-            tracing::warn!(target: "clawloop::run", "cannot open the session to truncate tool results: {err}");
-            return false;
-        }
+    let Some(transcript) = open_session(request, "truncate tool results").await else {
+        return false;
     };
     let budget = ToolResultBudget::for_context_window(model.context_window);
     match transcript

@@ -2,6 +2,7 @@
 //! auth profiles, recovering from overflows, lowering the thinking level, until a reply, a
 //! payload, or a failover to the next model. Its decisions are pure functions, one per file.
 
+pub mod cli_verdict;
 pub mod decide;
 mod embedded;
 pub mod limits;
@@ -10,6 +11,7 @@ pub mod profiles;
 mod providers;
 pub mod request;
 
+pub use cli_verdict::{CliVerdict, cli_attempt_verdict};
 pub use decide::{
     DecisionInput, DecisionStage, FailoverDecision, merge_retry_failover_reason,
     resolve_run_failover_decision,
@@ -25,5 +27,5 @@ pub use overflow::{
     MAX_OVERFLOW_COMPACTION_ATTEMPTS, OverflowAction, OverflowState, overflow_action, overflow_text,
 };
 pub use profiles::{ActiveProfile, NoUsableProfile, ProfileCursor};
-pub use providers::http_provider_factory;
+pub use providers::{http_provider_factory, provider_for_run};
 pub use request::{EnvLookup, ProviderFactory, RunEnding, RunError, RunOutcome, RunRequest};
