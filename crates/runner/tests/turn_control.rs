@@ -7,24 +7,16 @@
 use std::sync::Arc;
 
 use clawloop_core::agent_event::AgentEvent;
-use clawloop_core::clock::{Clock, SystemClock};
-use clawloop_core::hooks::NoHooks;
 use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
-use clawloop_providers::{HttpTransport, TransportConfig};
 use clawloop_runner::agent::MessageQueues;
 use clawloop_runner::attempt::SharedReplySink;
-use clawloop_runner::auth::{AuthProfileManager, FileAuthStore};
 use clawloop_runner::compaction::CompactionOutcome;
 use clawloop_runner::config::Config;
-use clawloop_runner::fallback::ProbeThrottle;
-use clawloop_runner::run::http_provider_factory;
-use clawloop_runner::runtime::Runtime;
 use clawloop_runner::turn::{
     AgentRunLoopResult, TurnEnv, TurnIo, TurnRequest, compact_session_direct,
     run_agent_turn_with_fallback,
 };
 use clawloop_session::{SessionOptions, SessionStore, Transcript};
-use clawloop_tools::builtins::builtin_tools;
 use clawloop_tools::execute::EventSink;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -46,35 +38,12 @@ async fn harness(extra: Value) -> Harness {
     if let (Some(base), Some(extra)) = (config.as_object_mut(), extra.as_object()) {
         base.extend(extra.clone());
     }
-    let config = Arc::new(Config::from_value(config).unwrap());
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let agent_dir = dir.path().join("agent");
-    let env = TurnEnv {
-        runtime: Runtime::builder()
-            .config(&config)
-            .clock(clock.clone())
-            .build(),
-        agent_id: "main".to_owned(),
-        agent_dir: agent_dir.clone(),
-        home_dir: None,
-        workspace_dir: dir.path().join("work"),
-        sessions: Arc::new(SessionStore::new(dir.path().join("sessions"))),
-        auth: AuthProfileManager::new(
-            Arc::new(FileAuthStore::new(&agent_dir)),
-            Arc::new(config.auth.clone()),
-            clock.clone(),
-        ),
-        probe_throttle: Arc::new(ProbeThrottle::new(clock)),
-        tools: builtin_tools(None),
-        hooks: Arc::new(NoHooks),
-        provider_factory: http_provider_factory(
-            HttpTransport::new(TransportConfig::default()).unwrap(),
-            config.clone(),
-        ),
-        env: Arc::new(|_: &str| None),
-        timezone: "UTC".to_owned(),
-        config,
-    };
+    let config = Config::from_value(config).unwrap();
+    let env = TurnEnv::builder(dir.path(), dir.path().join("work"))
+        .config(config)
+        .env_lookup(Arc::new(|_: &str| None))
+        .build()
+        .unwrap();
     Harness { server, dir, env }
 }
 
@@ -218,15 +187,13 @@ async fn compaction_asked_for_directly_summarizes_the_keys_session() {
         "{}",
         result.summary
     );
-    let record = SessionStore::new(h.dir.path().join("sessions"))
+    let sessions = h.dir.path().join("agents/main/sessions");
+    let record = SessionStore::new(&sessions)
         .find_by_key("main")
         .unwrap()
         .unwrap();
-    let transcript = Transcript::open(
-        record.transcript_path(&h.dir.path().join("sessions")),
-        SessionOptions::default(),
-    )
-    .unwrap();
+    let transcript =
+        Transcript::open(record.transcript_path(&sessions), SessionOptions::default()).unwrap();
     assert_eq!(
         transcript.build_context().messages[0].role(),
         "compactionSummary"

@@ -16,22 +16,15 @@ use std::time::Duration;
 use clawloop_core::ThinkLevel;
 use clawloop_core::agent_event::AgentEvent;
 use clawloop_core::clock::{Clock, ManualClock};
-use clawloop_core::hooks::NoHooks;
 use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
-use clawloop_providers::{HttpTransport, TransportConfig};
 use clawloop_runner::agent::MessageQueues;
 use clawloop_runner::attempt::SharedReplySink;
-use clawloop_runner::auth::{AuthProfileManager, FileAuthStore};
 use clawloop_runner::config::Config;
-use clawloop_runner::fallback::ProbeThrottle;
-use clawloop_runner::run::http_provider_factory;
-use clawloop_runner::runtime::Runtime;
 use clawloop_runner::turn::{
     AgentRunLoopResult, TurnEnv, TurnIo, TurnRequest, run_agent_turn_with_fallback,
 };
 use clawloop_session::{SessionOptions, SessionRecord, SessionStore, Transcript};
 use clawloop_subscribe::{BlockReply, SubscriptionSink};
-use clawloop_tools::builtins::builtin_tools;
 use clawloop_tools::client_tools::ClientToolDefinition;
 use clawloop_tools::execute::EventSink;
 use parking_lot::Mutex;
@@ -141,32 +134,13 @@ impl Scene {
         if let Some(lines) = raw.get("sessionLines").and_then(Value::as_array) {
             seed_session(&store, &sessions_dir, lines, start)?;
         }
-        let transport = HttpTransport::new(TransportConfig::default())
-            .map_err(|e| format!("cannot create the HTTP client: {e}"))?;
-        let auth_store = Arc::new(FileAuthStore::new(&agent_dir));
-        let env = TurnEnv {
-            runtime: Runtime::builder()
-                .config(&config)
-                .clock(shared_clock.clone())
-                .build(),
-            agent_id: "main".to_owned(),
-            agent_dir: agent_dir.clone(),
-            home_dir: Some(home),
-            workspace_dir: workspace.clone(),
-            sessions: Arc::new(store),
-            auth: AuthProfileManager::new(
-                auth_store,
-                Arc::new(config.auth.clone()),
-                shared_clock.clone(),
-            ),
-            probe_throttle: Arc::new(ProbeThrottle::new(shared_clock.clone())),
-            tools: builtin_tools(None),
-            hooks: Arc::new(NoHooks),
-            provider_factory: http_provider_factory(transport, config.clone()),
-            env: Arc::new(|_: &str| None),
-            timezone: "UTC".to_owned(),
-            config,
-        };
+        let env = TurnEnv::builder(&home, &workspace)
+            .config(Config::clone(&config))
+            .clock(shared_clock)
+            .env_lookup(Arc::new(|_: &str| None))
+            .timezone("UTC")
+            .build()
+            .map_err(|e| format!("cannot set the agent up: {e}"))?;
         Ok(Scene {
             server,
             _scratch: scratch,
