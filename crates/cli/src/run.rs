@@ -102,6 +102,7 @@ fn prepare(args: &RunArgs) -> Result<(TurnEnv, TurnRequest), String> {
         prompt,
         model: args.model.clone(),
         thinking: args.thinking,
+        run_id: Some(clawloop_session::uuid_v4()),
         ..TurnRequest::default()
     };
     Ok((env, request))
@@ -144,7 +145,16 @@ async fn turn(args: &RunArgs, env: TurnEnv, request: TurnRequest) -> ExitCode {
     let blocks = StdoutBlocks::default();
     let mut io = TurnIo::default();
     match mode {
-        Mode::Json => io.events = Some(json_events()),
+        Mode::Json => {
+            // The session id is known only once the key is bound; the run id names the turn
+            // up front, so a reader can tell interleaved runs apart from the first line.
+            json_line(&json!({
+                "type": "turn_start",
+                "sessionKey": request.session_key,
+                "runId": request.run_id,
+            }));
+            io.events = Some(json_events());
+        }
         Mode::Blocks => io.replies = SharedReplySink::new(blocks.clone()),
         Mode::Print => {}
     }
@@ -161,6 +171,7 @@ async fn turn(args: &RunArgs, env: TurnEnv, request: TurnRequest) -> ExitCode {
         })
     };
     let session_key = request.session_key.clone();
+    let run_id = request.run_id.clone();
     let result = run_agent_turn_with_fallback(&env, request, io).await;
     watcher.abort();
 
@@ -196,6 +207,7 @@ async fn turn(args: &RunArgs, env: TurnEnv, request: TurnRequest) -> ExitCode {
             "type": "turn_result",
             "sessionKey": session_key,
             "sessionId": session_id,
+            "runId": run_id,
             "ok": failure.is_none() && !interrupted,
             "text": reply,
             "error": failure,

@@ -171,9 +171,15 @@ async fn json_prints_every_event_as_a_line() -> TestResult {
         .filter_map(|line| line.get("type").and_then(Value::as_str))
         .collect();
     assert_eq!(types.len(), lines.len(), "every line has a type");
-    assert_eq!(types.first().copied(), Some("agent_start"));
+    assert_eq!(types.get(..2), Some(&["turn_start", "agent_start"][..]));
+    let run_id = lines[0]["runId"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(
+        (lines[0]["sessionKey"].clone(), run_id.len()),
+        (json!("main"), 36)
+    );
     assert!(types.contains(&"agent_end"), "{types:?}");
     let last = lines.last().cloned().unwrap_or_default();
+    assert_eq!(last["runId"], json!(run_id));
     assert_eq!(
         (
             last["type"].clone(),
@@ -354,6 +360,36 @@ async fn ctrl_c_exits_130_and_leaves_the_session_usable() -> TestResult {
         (Some(0), "Back again.\n".to_owned()),
         "{}",
         text(&again.stderr)
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn default_output_streams_each_block_before_and_after_a_tool() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    std::fs::write(
+        home.dir.path().join("workspace").join("note.txt"),
+        "the note says 42\n",
+    )?;
+    server.begin_turn(vec![
+        serde_json::from_value(json!({"reply": {
+            "text": "Let me read the note.",
+            "toolCalls": [{"name": "read", "arguments": {"path": "note.txt"}}]}}))?,
+        serde_json::from_value(json!({
+            "expectRequest": {"bodyContains": ["the note says 42"]},
+            "reply": {"text": "The note says 42."}}))?,
+    ]);
+    let out = home.run(&["read the note"], None).await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (
+            Some(0),
+            "Let me read the note.\nThe note says 42.\n".to_owned()
+        ),
+        "{}",
+        text(&out.stderr)
     );
     assert_eq!(server.end_turn().problems(), Vec::<String>::new());
     Ok(())
