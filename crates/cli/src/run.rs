@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use clap::Args;
 use clawloop_core::ThinkLevel;
@@ -40,6 +41,12 @@ pub struct RunArgs {
     /// The directory the tools work in (default: the current directory).
     #[arg(long)]
     workspace: Option<PathBuf>,
+    /// The whole run's time limit in seconds instead of `agents.defaults.timeoutSeconds`.
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<u64>,
+    /// Text appended to the system prompt for this turn.
+    #[arg(long, value_name = "TEXT")]
+    append_system_prompt: Option<String>,
     /// Print only the final reply text on stdout.
     #[arg(long, conflicts_with = "json")]
     print: bool,
@@ -103,6 +110,8 @@ fn prepare(args: &RunArgs) -> Result<(TurnEnv, TurnRequest), String> {
         model: args.model.clone(),
         thinking: args.thinking,
         run_id: Some(clawloop_session::uuid_v4()),
+        timeout: args.timeout.map(Duration::from_secs),
+        extra_system_prompt: args.append_system_prompt.clone(),
         ..TurnRequest::default()
     };
     Ok((env, request))

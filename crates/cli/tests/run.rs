@@ -394,3 +394,33 @@ async fn default_output_streams_each_block_before_and_after_a_tool() -> TestResu
     assert_eq!(server.end_turn().problems(), Vec::<String>::new());
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn append_system_prompt_reaches_the_model() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(vec![serde_json::from_value(json!({
+        "expectRequest": {"systemContains": ["Answer like a pirate."]},
+        "reply": {"text": "Arr."}}))?]);
+    let out = home
+        .run(
+            &[
+                "--print",
+                "--append-system-prompt",
+                "Answer like a pirate.",
+                "--timeout",
+                "60",
+                "hi",
+            ],
+            None,
+        )
+        .await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "Arr.\n".to_owned()),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
