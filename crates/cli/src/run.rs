@@ -13,6 +13,7 @@ use clawloop_runner::attempt::SharedReplySink;
 use clawloop_runner::turn::{
     AgentRunLoopResult, TurnEnv, TurnIo, TurnRequest, run_agent_turn_with_fallback,
 };
+use clawloop_subscribe::SILENT_REPLY_TOKEN;
 use serde_json::json;
 
 use crate::EXIT_USAGE;
@@ -210,6 +211,12 @@ async fn turn(args: &RunArgs, env: TurnEnv, request: TurnRequest) -> ExitCode {
         }
     };
     let interrupted = interrupted.load(Ordering::SeqCst);
+    // An aborted run ends on the silent-reply token: nothing for the user, not a reply.
+    let reply = if interrupted || reply.trim() == SILENT_REPLY_TOKEN {
+        String::new()
+    } else {
+        reply
+    };
 
     match mode {
         Mode::Json => json_line(&json!({

@@ -424,3 +424,18 @@ async fn append_system_prompt_reaches_the_model() -> TestResult {
     assert_eq!(server.end_turn().problems(), Vec::<String>::new());
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_silent_reply_prints_nothing() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(reply("NO_REPLY")?);
+    let out = home.run(&["--print", "hi"], None).await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), String::new()),
+        "{}",
+        text(&out.stderr)
+    );
+    Ok(())
+}
