@@ -1,16 +1,40 @@
-//! `clawloop`: the command-line interface.
+//! `clawloop`: the command-line interface (SPEC §10).
 //!
-//! This crate will own (SPEC §10): config loading, wiring the concrete providers, session store,
-//! tools and subscription into the runner as trait objects, and terminal rendering for
-//! `clawloop run`, `chat`, `sessions`, `auth`, `models`, `compact`, `config`, `logs`, `doctor`
-//! and `completions`.
+//! Loads `<home>/config.toml`, wires the runner's HTTP providers, session store and built-in
+//! tools over the clawloop home (SPEC §2), and runs turns from a terminal or a script.
+
+mod config;
+mod output;
+mod run;
 
 use std::process::ExitCode;
 
+use clap::{Parser, Subcommand};
+
+/// Exit code of a usage or configuration error.
+pub const EXIT_USAGE: u8 = 2;
+
+/// Run LLM agent turns from a terminal or a script.
+#[derive(Debug, Parser)]
+#[command(name = "clawloop", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run one turn: send a message to a session and print the reply.
+    Run(run::RunArgs),
+}
+
 fn main() -> ExitCode {
-    eprintln!(
-        "clawloop {}: the command line arrives with the CLI issue",
-        env!("CARGO_PKG_VERSION")
-    );
-    ExitCode::from(2)
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // clap prints the usage error (exit 2) or the help/version text (exit 0) itself.
+        Err(err) => err.exit(),
+    };
+    match cli.command {
+        Command::Run(args) => run::main(args),
+    }
 }

@@ -1,0 +1,441 @@
+//! `clawloop run` as a child process against the providers crate's scripted server.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use clawloop_providers::scripted_server::ProviderScriptServer;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+/// A clawloop home whose config points provider `acme` at the scripted server.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new(server: &ProviderScriptServer) -> Result<Home, Box<dyn std::error::Error>> {
+        let home = Home::empty()?;
+        home.write_config(&format!(
+            r#"[agents.defaults.model]
+primary = "acme/m1"
+
+[agents.defaults.retry]
+transientHttpRetryDelayMs = 0
+
+[models.providers.acme]
+api = "openai-completions"
+baseUrl = "{}/v1"
+apiKey = "sk-test"
+models = [{{ id = "m1", contextWindow = 128000, maxTokens = 4096 }}]
+"#,
+            server.provider_url("acme")
+        ))?;
+        Ok(home)
+    }
+
+    fn empty() -> Result<Home, Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        std::fs::create_dir_all(dir.path().join("home"))?;
+        std::fs::create_dir_all(dir.path().join("workspace"))?;
+        Ok(Home { dir })
+    }
+
+    fn config_path(&self) -> PathBuf {
+        self.dir.path().join("home").join("config.toml")
+    }
+
+    fn write_config(&self, text: &str) -> std::io::Result<()> {
+        std::fs::write(self.config_path(), text)
+    }
+
+    /// Runs `clawloop run <args>` with this home, off the async runtime so the scripted
+    /// server keeps answering while the child waits on it.
+    async fn run(&self, args: &[&str], stdin: Option<&str>) -> std::io::Result<Output> {
+        let home = self.dir.path().join("home");
+        let workspace = self.dir.path().join("workspace");
+        let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+        let stdin = stdin.map(str::to_owned);
+        tokio::task::spawn_blocking(move || run_child(&home, &workspace, &args, stdin))
+            .await
+            .map_err(std::io::Error::other)?
+    }
+}
+
+fn run_child(
+    home: &Path,
+    workspace: &Path,
+    args: &[String],
+    stdin: Option<String>,
+) -> std::io::Result<Output> {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clawloop"))
+        .arg("run")
+        .arg("--workspace")
+        .arg(workspace)
+        .args(args)
+        .env("CLAWLOOP_HOME", home)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    if let Some(mut pipe) = child.stdin.take() {
+        pipe.write_all(stdin.unwrap_or_default().as_bytes())?;
+    }
+    child.wait_with_output()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn reply(
+    text: &str,
+) -> Result<Vec<clawloop_providers::scripted_server::ScriptedExchange>, serde_json::Error> {
+    Ok(vec![serde_json::from_value(
+        json!({"reply": {"text": text}}),
+    )?])
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn print_writes_only_the_final_reply() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(reply("Hello there.")?);
+    let out = home.run(&["--print", "hi"], None).await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "Hello there.\n".to_owned()),
+        "stderr: {}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn prompt_comes_from_stdin_with_a_dash() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(vec![serde_json::from_value(json!({
+        "expectRequest": {"bodyContains": ["piped question"]},
+        "reply": {"text": "piped answer"}}))?]);
+    let out = home
+        .run(&["--print", "-"], Some("piped question\n"))
+        .await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "piped answer\n".to_owned()),
+        "stderr: {}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn default_output_prints_the_reply_and_how_to_continue() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(reply("Default answer.")?);
+    let out = home.run(&["--session-key", "work", "hi"], None).await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "Default answer.\n".to_owned())
+    );
+    let stderr = text(&out.stderr);
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("session ")
+            && last.ends_with("continue with: clawloop run --session-key work <PROMPT>"),
+        "{stderr}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_prints_every_event_as_a_line() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(reply("Json answer.")?);
+    let out = home.run(&["--json", "hi"], None).await?;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let lines: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?;
+    let types: Vec<&str> = lines
+        .iter()
+        .filter_map(|line| line.get("type").and_then(Value::as_str))
+        .collect();
+    assert_eq!(types.len(), lines.len(), "every line has a type");
+    assert_eq!(types.get(..2), Some(&["turn_start", "agent_start"][..]));
+    let run_id = lines[0]["runId"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(
+        (lines[0]["sessionKey"].clone(), run_id.len()),
+        (json!("main"), 36)
+    );
+    assert!(types.contains(&"agent_end"), "{types:?}");
+    let last = lines.last().cloned().unwrap_or_default();
+    assert_eq!(last["runId"], json!(run_id));
+    assert_eq!(
+        (
+            last["type"].clone(),
+            last["ok"].clone(),
+            last["text"].clone(),
+            last["sessionKey"].clone()
+        ),
+        (
+            json!("turn_result"),
+            json!(true),
+            json!("Json answer."),
+            json!("main")
+        )
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bad_config_value_exits_2_naming_file_and_key() -> TestResult {
+    let home = Home::empty()?;
+    home.write_config("[agents.defaults]\nmaxConcurrent = \"lots\"\n")?;
+    let out = home.run(&["hi"], None).await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(2), String::new())
+    );
+    let expected = format!(
+        "clawloop: {}: key `agents.defaults.maxConcurrent`: ",
+        home.config_path().display()
+    );
+    assert!(stderr.starts_with(&expected), "{stderr}");
+
+    home.write_config("[agents.defaults\n")?;
+    let out = home.run(&["hi"], None).await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.starts_with(&format!(
+            "clawloop: {} is not valid TOML: ",
+            home.config_path().display()
+        )),
+        "{stderr}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn usage_errors_exit_2() -> TestResult {
+    let home = Home::empty()?;
+    let out = home.run(&["--thinking", "loud", "hi"], None).await?;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("loud"), "{}", text(&out.stderr));
+    let out = home.run(&["--model", "no-slash", "hi"], None).await?;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("provider/model"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = home.run(&["-"], Some("  \n")).await?;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("the prompt is empty"),
+        "{}",
+        text(&out.stderr)
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_auth_failure_exits_1_with_the_user_text() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(vec![serde_json::from_value(json!({"reply": {
+        "status": 401,
+        "body": {"error": {"message": "Incorrect API key provided"}}}}))?]);
+    let out = home.run(&["--print", "hi"], None).await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(1), String::new()),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Incorrect API key provided"), "{stderr}");
+    assert!(
+        !stderr.contains("Some(") && !stderr.contains("{ "),
+        "a Debug dump: {stderr}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_same_session_key_continues_the_transcript() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(reply("The first answer.")?);
+    let first = home
+        .run(&["--print", "--session-key", "s1", "first question"], None)
+        .await?;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+
+    server.begin_turn(vec![serde_json::from_value(json!({
+        "expectRequest": {"bodyContains": ["first question", "The first answer.", "second question"]},
+        "reply": {"text": "The second answer."}}))?]);
+    let second = home
+        .run(&["--print", "--session-key", "s1", "second question"], None)
+        .await?;
+    assert_eq!(
+        (second.status.code(), text(&second.stdout)),
+        (Some(0), "The second answer.\n".to_owned()),
+        "{}",
+        text(&second.stderr)
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+
+    // Another key starts fresh.
+    server.begin_turn(reply("Fresh.")?);
+    let other = home
+        .run(&["--print", "--session-key", "s2", "third"], None)
+        .await?;
+    assert_eq!(other.status.code(), Some(0));
+    let requests = server.requests();
+    let body = requests
+        .last()
+        .map(|r| r.body_text().into_owned())
+        .unwrap_or_default();
+    assert!(!body.contains("first question"), "{body}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_exits_130_and_leaves_the_session_usable() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    // The model never answers while the test interrupts the run.
+    server.begin_turn(vec![serde_json::from_value(json!({"reply": {
+        "text": "never seen", "stallMs": 600_000}}))?]);
+    let child = Command::new(env!("CARGO_BIN_EXE_clawloop"))
+        .args([
+            "run",
+            "--print",
+            "--session-key",
+            "int",
+            "slow question",
+            "--workspace",
+        ])
+        .arg(home.dir.path().join("workspace"))
+        .env("CLAWLOOP_HOME", home.dir.path().join("home"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    // Waits for the request, not for a time: the signal must land while the turn runs.
+    while server.requests().is_empty() {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()?;
+    assert!(status.success());
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output()).await??;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(130), String::new()),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = server.end_turn();
+
+    server.begin_turn(reply("Back again.")?);
+    let again = home
+        .run(&["--print", "--session-key", "int", "again"], None)
+        .await?;
+    assert_eq!(
+        (again.status.code(), text(&again.stdout)),
+        (Some(0), "Back again.\n".to_owned()),
+        "{}",
+        text(&again.stderr)
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn default_output_streams_each_block_before_and_after_a_tool() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    std::fs::write(
+        home.dir.path().join("workspace").join("note.txt"),
+        "the note says 42\n",
+    )?;
+    server.begin_turn(vec![
+        serde_json::from_value(json!({"reply": {
+            "text": "Let me read the note.",
+            "toolCalls": [{"name": "read", "arguments": {"path": "note.txt"}}]}}))?,
+        serde_json::from_value(json!({
+            "expectRequest": {"bodyContains": ["the note says 42"]},
+            "reply": {"text": "The note says 42."}}))?,
+    ]);
+    let out = home.run(&["read the note"], None).await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (
+            Some(0),
+            "Let me read the note.\nThe note says 42.\n".to_owned()
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn append_system_prompt_reaches_the_model() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(vec![serde_json::from_value(json!({
+        "expectRequest": {"systemContains": ["Answer like a pirate."]},
+        "reply": {"text": "Arr."}}))?]);
+    let out = home
+        .run(
+            &[
+                "--print",
+                "--append-system-prompt",
+                "Answer like a pirate.",
+                "--timeout",
+                "60",
+                "hi",
+            ],
+            None,
+        )
+        .await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "Arr.\n".to_owned()),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_silent_reply_prints_nothing() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(reply("NO_REPLY")?);
+    let out = home.run(&["--print", "hi"], None).await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), String::new()),
+        "{}",
+        text(&out.stderr)
+    );
+    Ok(())
+}
