@@ -247,6 +247,7 @@ mod tests {
             &["conformance", "--json=1"],
             &["conformance", "--filter", "a", "--filter", "b"],
             &["ci", "extra"],
+            &["demo", "extra"],
             &["bench", "subscribe", "session"],
             &["bench", "--quick"],
             &["interop", "--pi-dir"],
@@ -268,6 +269,8 @@ mod tests {
     #[test]
     fn other_commands() {
         assert_eq!(parse(&args(&["ci"])).unwrap(), Command::Ci);
+        assert_eq!(parse(&args(&["demo"])).unwrap(), Command::Demo);
+        assert_eq!(parse(&args(&["demo", "--help"])).unwrap(), Command::Help);
         assert_eq!(parse(&args(&["bench"])).unwrap(), Command::Bench(None));
         assert_eq!(
             parse(&args(&["bench", "subscribe"])).unwrap(),
