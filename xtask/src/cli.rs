@@ -13,6 +13,9 @@ usage: cargo xtask <command>
 commands:
   conformance [--dir DIR]... [--kind K1,K2] [--filter SUBSTRING] [--json]
       run conformance scenarios (default dirs: ../shared/conformance/scenarios and conformance/)
+  demo
+      build clawloop and run one whole agent turn (ls, read, edit, answer) against a
+      scripted provider on 127.0.0.1: no key, no network
   ci  run fmt --check, clippy -D warnings, the workspace tests and conformance over the
       implemented kinds, stopping at the first failure
   bench [NAME]
@@ -35,6 +38,8 @@ pub enum Command {
     Conformance(Options),
     /// `ci`
     Ci,
+    /// `demo`
+    Demo,
     /// `bench [NAME]`: one benchmark group, or all of them for `None`. The name is checked
     /// against the groups when the command runs.
     Bench(Option<String>),
@@ -69,6 +74,11 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             None => Ok(Command::Ci),
             Some(a) if is_help(a) => Ok(Command::Help),
             Some(a) => usage_error(format!("ci takes no arguments, got {a:?}")),
+        },
+        "demo" => match rest.first() {
+            None => Ok(Command::Demo),
+            Some(a) if is_help(a) => Ok(Command::Help),
+            Some(a) => usage_error(format!("demo takes no arguments, got {a:?}")),
         },
         "conformance" => parse_conformance(rest),
         "bench" => parse_bench(rest),
@@ -237,6 +247,7 @@ mod tests {
             &["conformance", "--json=1"],
             &["conformance", "--filter", "a", "--filter", "b"],
             &["ci", "extra"],
+            &["demo", "extra"],
             &["bench", "subscribe", "session"],
             &["bench", "--quick"],
             &["interop", "--pi-dir"],
@@ -258,6 +269,8 @@ mod tests {
     #[test]
     fn other_commands() {
         assert_eq!(parse(&args(&["ci"])).unwrap(), Command::Ci);
+        assert_eq!(parse(&args(&["demo"])).unwrap(), Command::Demo);
+        assert_eq!(parse(&args(&["demo", "--help"])).unwrap(), Command::Help);
         assert_eq!(parse(&args(&["bench"])).unwrap(), Command::Bench(None));
         assert_eq!(
             parse(&args(&["bench", "subscribe"])).unwrap(),
