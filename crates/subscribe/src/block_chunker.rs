@@ -686,9 +686,13 @@ impl BlockChunker {
         // a fence opening in this chunk would emit its open line (or part of it) right before
         // the synthetic close. Cut at max inside the content when that keeps some, otherwise
         // move the whole fence to the next chunk.
-        if let Some(fence_start) = fence.start.checked_sub(start) {
+        // The view may begin inside the open line's indentation (the one whitespace char skipped
+        // after the previous break), so a fence starting just before `start` still opens here.
+        let opens_here = fence.start >= start || is_js_blank(src.text[fence.start..start].chars());
+        if opens_here {
+            let fence_start = fence.start.saturating_sub(start);
             // Just past the open line's `\n` (one past the view's end while it has none).
-            let open_line_end = fence_start + (fence.open_end - fence.start) + 1;
+            let open_line_end = fence.open_end.saturating_sub(start) + 1;
             if index <= open_line_end {
                 if max > open_line_end {
                     index = max;

@@ -274,3 +274,31 @@ proptest! {
         prop_assert!(is_input_minus_whitespace(&text, &pieces(&chunks)));
     }
 }
+
+/// Found by the property above: the view of the second chunk began inside the indentation of a
+/// fence's open line (the one whitespace char skipped after a break), so the guard against an
+/// empty code block did not see the fence open there and cut right after the open line.
+#[test]
+fn a_fence_whose_indentation_starts_the_view_never_becomes_an_empty_block() {
+    let text = "```\na\n```\n  ````\nlorem lorem a. <think> <think>.\n\n````";
+    let options = ChunkingOptions {
+        min_chars: 1,
+        max_chars: 12,
+        break_preference: BreakPreference::Sentence,
+        flush_on_paragraph: false,
+    };
+    let pushes = split(text, &[0.638_765_269_509_046_2]);
+    for shortcut in [true, false] {
+        for chunk in run_draining(options, &pushes, shortcut) {
+            for span in parse_fence_spans(&chunk.text) {
+                let content_start = span.start + span.open_line.chars().count() + 1;
+                assert_ne!(
+                    span.close_line_start,
+                    Some(content_start),
+                    "empty code block in {:?}",
+                    chunk.text
+                );
+            }
+        }
+    }
+}
