@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use clawloop_core::{Clock, SystemClock};
 
+use crate::cli_backend::RunQueue;
 use crate::config::Config;
 use crate::lanes::{LaneLimits, Lanes};
 use crate::registry::{ActiveRuns, RunContexts, SubagentRegistry, SubagentSettings};
@@ -29,6 +30,7 @@ pub struct Runtime {
     active_runs: ActiveRuns,
     run_contexts: RunContexts,
     subagents: SubagentRegistry,
+    cli_queue: RunQueue,
     clock: Arc<dyn Clock>,
 }
 
@@ -73,6 +75,11 @@ impl Runtime {
     /// The spawned subagent runs, and whether turns may spawn them.
     pub fn subagents(&self) -> &SubagentRegistry {
         &self.subagents
+    }
+
+    /// The queue serialized CLI-backend runs of this runtime wait in.
+    pub fn cli_queue(&self) -> &RunQueue {
+        &self.cli_queue
     }
 
     /// The clock every timestamp and lane wait reads.
@@ -146,6 +153,7 @@ impl RuntimeBuilder {
             active_runs: ActiveRuns::new(Arc::clone(&self.clock)),
             run_contexts: RunContexts::new(),
             subagents: SubagentRegistry::new(self.subagents),
+            cli_queue: RunQueue::default(),
             clock: self.clock,
         }
     }

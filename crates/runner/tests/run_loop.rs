@@ -126,6 +126,7 @@ impl Harness {
                 }
             }),
             env: Arc::new(|_: &str| None),
+            cli_queue: clawloop_runner::cli_backend::RunQueue::default(),
         }
     }
 

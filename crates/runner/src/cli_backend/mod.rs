@@ -34,6 +34,7 @@ pub mod presets;
 mod process;
 mod provider;
 mod queue;
+pub use queue::RunQueue;
 mod request;
 mod selection;
 pub mod session;

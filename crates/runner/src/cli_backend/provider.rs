@@ -113,11 +113,11 @@ impl CliBackendProvider {
         self
     }
 
-    /// Serializes with every other provider of the process that did the same, instead of only
-    /// with this provider's clones: the runner builds one provider per run, and OpenClaw's
-    /// `serialize` holds across runs.
-    pub fn with_shared_queue(mut self) -> Self {
-        self.queue = RunQueue::process_wide();
+    /// Serializes with every provider given the same queue, instead of only with this
+    /// provider's clones: the runner builds one provider per run and passes its runtime's queue,
+    /// so OpenClaw's `serialize` holds across runs.
+    pub fn with_queue(mut self, queue: RunQueue) -> Self {
+        self.queue = queue;
         self
     }
 

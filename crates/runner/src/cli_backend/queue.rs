@@ -3,14 +3,15 @@
 //! state and a second concurrent run would fail or corrupt it.
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
 
-/// Per-key locks, shared by the clones of one provider.
+/// Per-key locks for serialized CLI runs. Clones share the locks; the `Runtime` owns the one its
+/// turns use, so runs of a backend wait for each other across turns, and two runtimes do not.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct RunQueue {
+pub struct RunQueue {
     locks: Arc<Mutex<HashMap<String, Arc<AsyncMutex<()>>>>>,
 }
 
@@ -21,17 +22,7 @@ pub(crate) struct QueueTurn {
     guard: Option<OwnedMutexGuard<()>>,
 }
 
-/// The queue every runner-built provider shares. OpenClaw keeps one module-level queue, so two
-/// turns (of any sessions or agents) that build their own provider for the same backend still
-/// wait for each other.
-static PROCESS_QUEUE: LazyLock<RunQueue> = LazyLock::new(RunQueue::default);
-
 impl RunQueue {
-    /// The process-wide queue.
-    pub(crate) fn process_wide() -> RunQueue {
-        PROCESS_QUEUE.clone()
-    }
-
     /// Waits for `key`'s turn (cancel-safe: dropping the future gives up the place).
     pub(crate) async fn turn(&self, key: String) -> QueueTurn {
         let lock = self

@@ -48,7 +48,7 @@ pub fn provider_for_run(
         .with_workspace(&request.workspace_dir)
         .with_timeout(request.timeout)
         .with_clock(Arc::clone(&request.clock))
-        .with_shared_queue();
+        .with_queue(request.cli_queue.clone());
     Ok(Arc::new(if resume_cli_session {
         provider
     } else {

@@ -84,6 +84,8 @@ pub struct RunRequest {
     pub provider_factory: ProviderFactory,
     /// Environment lookups for keys.
     pub env: EnvLookup,
+    /// The runtime's queue for serialized CLI-backend runs.
+    pub cli_queue: crate::cli_backend::RunQueue,
 }
 
 /// How a run ended, before payloads are built from it.

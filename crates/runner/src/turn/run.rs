@@ -373,6 +373,7 @@ pub(crate) fn run_request(
         auth: Some(env.auth.clone()),
         provider_factory: env.provider_factory.clone(),
         env: env.env.clone(),
+        cli_queue: env.runtime.cli_queue().clone(),
     }
 }
 
