@@ -140,6 +140,8 @@ pub mod hooks;
 pub mod lanes;
 pub mod payloads;
 pub mod prompt;
+#[cfg(doctest)]
+mod readme;
 pub mod registry;
 pub mod run;
 pub mod runtime;
