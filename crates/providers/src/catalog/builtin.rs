@@ -221,6 +221,9 @@ pub const BUILTIN_MODELS: &[BuiltinModel] = &[
     m!("ollama", "qwen2.5-coder:7b", "Qwen2.5 Coder 7B (local)", 32_768, 8_192, NO_R, TEXT, [0.0, 0.0, 0.0, 0.0]),
     m!("ollama", "gemma3:12b", "Gemma 3 12B (local)", 131_072, 8_192, NO_R, IMG, [0.0, 0.0, 0.0, 0.0]),
     // --- openai ---------------------------------------------------------------------------
+    // OpenClaw's default model when none is configured (`openai/gpt-5.4`).
+    m!("openai", "gpt-5.4", "GPT-5.4", 1_050_000, 128_000, R, IMG, [2.5, 15.0, 0.25, 0.0]),
+    m!("openai", "gpt-5.4-mini", "GPT-5.4 mini", 400_000, 128_000, R, IMG, [0.75, 4.5, 0.075, 0.0]),
     m!("openai", "gpt-5.2", "GPT-5.2", 400_000, 128_000, R, IMG, [1.75, 14.0, 0.175, 0.0]),
     m!("openai", "gpt-5.1", "GPT-5.1", 400_000, 128_000, R, IMG, [1.25, 10.0, 0.13, 0.0]),
     m!("openai", "gpt-5.1-codex", "GPT-5.1 Codex", 400_000, 128_000, R, IMG, [1.25, 10.0, 0.125, 0.0]),

@@ -154,6 +154,17 @@ mod tests {
         }
     }
 
+    /// A run with no model anywhere in the config must still find its model: the default is in
+    /// the built-in catalog (a fresh install with only `OPENAI_API_KEY` set runs).
+    #[test]
+    fn the_default_model_is_in_the_builtin_catalog() {
+        let catalog = clawloop_providers::catalog::ModelCatalog::builtin();
+        let model = catalog
+            .get(DEFAULT_PROVIDER, DEFAULT_MODEL)
+            .map(|m| m.id.clone());
+        assert_eq!(model.ok(), Some(DEFAULT_MODEL.to_owned()));
+    }
+
     fn keys(candidates: &[ModelCandidate]) -> Vec<String> {
         candidates.iter().map(ModelCandidate::key).collect()
     }
