@@ -4,8 +4,12 @@
 //! tools over the clawloop home (SPEC §2), and runs turns from a terminal or a script.
 
 mod config;
-mod output;
+mod env_setup;
+mod images;
+mod render;
 mod run;
+mod session_pick;
+mod turn_driver;
 
 use std::process::ExitCode;
 
