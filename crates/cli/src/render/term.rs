@@ -178,9 +178,14 @@ impl SpinnerTask {
     /// runtime.
     pub fn start(term: &Term) -> Self {
         let handle = term.caps.spinner.then(|| {
+            // The first frame is drawn now, not by the task: a turn that is quick to answer
+            // still shows it was waiting.
+            term.tick();
             let term = term.clone();
             tokio::spawn(async move {
-                let mut every = tokio::time::interval(std::time::Duration::from_millis(80));
+                let period = std::time::Duration::from_millis(80);
+                let mut every =
+                    tokio::time::interval_at(tokio::time::Instant::now() + period, period);
                 every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
                 loop {
                     every.tick().await;
