@@ -93,6 +93,11 @@ impl Renderer {
         }
     }
 
+    /// A notice in chat (`/session`, `/new`…): stdout, uncolored.
+    pub fn notice(&self, text: &str) {
+        self.term.out_line(text);
+    }
+
     /// A failure: `clawloop: <text>` on stderr.
     pub fn error(&self, text: &str) {
         let prefix = self.term.paint_err(
