@@ -64,15 +64,20 @@ pub fn session_header(
     now_ms: u64,
 ) -> Result<SessionHeader, String> {
     let cannot = |err: std::io::Error| format!("cannot read the session {}: {err}", path.display());
-    match read_header(path).map_err(cannot)? {
-        Some(header) => return Ok(header),
-        None if path.exists() && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) => {
-            return Err(format!(
-                "the session file {} does not start with a session header",
-                path.display()
-            ));
-        }
-        None => {}
+    if let Some(header) = read_header(path).map_err(cannot)? {
+        return Ok(header);
+    }
+    let existing_len = match std::fs::metadata(path) {
+        Ok(meta) => Some(meta.len()),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+        Err(err) => return Err(cannot(err)),
+    };
+    if existing_len.is_some_and(|len| len > 0) {
+        // The runner refuses such a file too; say so before the turn rather than after.
+        return Err(format!(
+            "the session file {} does not start with a session header",
+            path.display()
+        ));
     }
     let header = SessionHeader::new(session_id, format_iso(now_ms), cwd.display().to_string());
     let line = serde_json::to_string(&header)
@@ -85,19 +90,22 @@ pub fn session_header(
             )
         })?;
     }
-    let created = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
+    let mut options = std::fs::OpenOptions::new();
+    if existing_len.is_some() {
+        // An empty file (a session started and never written): the header goes into it.
+        options.append(true);
+    } else {
+        options.write(true).create_new(true);
+    }
+    let written = options
         .open(path)
         .and_then(|mut file| file.write_all(format!("{line}\n").as_bytes()));
-    match created {
+    match written {
         Ok(()) => Ok(header),
         // Another process started the session first: its header is the one that counts.
         Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => read_header(path)
             .map_err(cannot)?
             .ok_or_else(|| format!("the session file {} has no header", path.display())),
-        // An empty file left by an earlier failure: the runner writes a header on its first
-        // append, so it cannot be announced; refuse rather than print a wrong id.
         Err(err) => Err(format!(
             "cannot create the session {}: {err}",
             path.display()
@@ -191,6 +199,21 @@ mod tests {
             "{\"type\":\"session\",\"version\":3,\"id\":\"s1\",\"timestamp\":\"1970-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}\n"
         );
         assert_eq!(session_header(&path, "other", Path::new("/x"), 5)?, written);
+
+        let empty = dir.path().join("sessions").join("s2.jsonl");
+        std::fs::write(&empty, "").map_err(|e| e.to_string())?;
+        let header = session_header(&empty, "s2", Path::new("/w"), 0)?;
+        assert_eq!(header.id, "s2");
+        let broken = dir.path().join("sessions").join("s3.jsonl");
+        std::fs::write(&broken, "not json\n").map_err(|e| e.to_string())?;
+        let err = session_header(&broken, "s3", Path::new("/w"), 0).err();
+        assert_eq!(
+            err,
+            Some(format!(
+                "the session file {} does not start with a session header",
+                broken.display()
+            ))
+        );
         Ok(())
     }
 }
