@@ -710,3 +710,26 @@ async fn tools_and_no_tools_limit_what_the_model_is_offered() -> TestResult {
     );
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_last_line_prices_the_run_when_the_model_has_prices() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    let config = std::fs::read_to_string(home.config_path())?.replace(
+        "maxTokens = 4096 }",
+        "maxTokens = 4096, cost = { input = 3.0, output = 15.0 } }",
+    );
+    home.write_config(&config)?;
+    server.begin_turn(vec![serde_json::from_value(json!({"reply": {
+        "text": "Priced.", "usage": {"input": 2000, "output": 100}}}))?]);
+    let out = home.run(&["hi"], None).await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    // 2000 × $3/M + 100 × $15/M = $0.0075.
+    assert!(
+        last.starts_with("2000 in · 100 out tokens · $0.0075 · "),
+        "{stderr}"
+    );
+    Ok(())
+}
