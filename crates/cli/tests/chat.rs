@@ -232,3 +232,44 @@ async fn ctrl_c_during_a_turn_aborts_it_and_the_chat_goes_on() -> TestResult {
     assert_eq!(server.end_turn().problems(), Vec::<String>::new());
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn compact_in_chat_summarizes_the_session() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    // Keep almost nothing recent, so the first exchanges are summarized.
+    let config = home.home().join("config.toml");
+    let text_config = std::fs::read_to_string(&config)?;
+    std::fs::write(
+        &config,
+        format!("{text_config}\n[agents.defaults.compaction]\nkeepRecentTokens = 1\n"),
+    )?;
+    server.begin_turn(vec![
+        serde_json::from_value(json!({"reply": {"text": "First answer."}}))?,
+        serde_json::from_value(json!({"reply": {"text": "Second answer."}}))?,
+        // The history, then the prefix of the turn the cut point splits, are summarized.
+        serde_json::from_value(json!({
+            "expectRequest": {"bodyContains": ["first question"]},
+            "reply": {"text": "SUMMARY OF IT ALL"}}))?,
+        serde_json::from_value(json!({"reply": {"text": "TURN PREFIX"}}))?,
+        serde_json::from_value(json!({
+            "expectRequest": {"bodyContains": ["SUMMARY OF IT ALL", "third question"]},
+            "reply": {"text": "Third answer."}}))?,
+    ]);
+    let out = chat_piped(
+        &home,
+        "first question\nsecond question\n/compact\nthird question\n",
+    )
+    .await?;
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{stdout}");
+    assert_eq!(
+        (lines[0], lines[1], lines[3]),
+        ("First answer.", "Second answer.", "Third answer.")
+    );
+    assert!(lines[2].starts_with("session compacted"), "{stdout}");
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}

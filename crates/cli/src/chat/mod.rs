@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::EXIT_USAGE;
 use crate::env_setup::{ToolChoice, check_model_ref, setup};
+use crate::render::term::SpinnerTask;
 use crate::render::{OutputMode, Renderer};
 use crate::run::{EXIT_FAILED, EXIT_INTERRUPTED, parse_thinking, renderer_for};
 use crate::session_pick::{current_session, new_session};
@@ -159,11 +160,17 @@ async fn handle(
         },
         ChatInput::Compact => {
             let cancel = interruptible();
-            match compact_session_direct(env, &state.key, None, &cancel).await {
-                Ok(CompactionOutcome::Compacted(result)) => renderer.notice(&format!(
-                    "compacted: {} tokens summarized",
-                    result.tokens_before
-                )),
+            renderer.term().spin("compacting");
+            let spinner = SpinnerTask::start(renderer.term());
+            let compacted = compact_session_direct(env, &state.key, None, &cancel).await;
+            drop(spinner);
+            match compacted {
+                Ok(CompactionOutcome::Compacted(result)) if result.tokens_before > 0 => renderer
+                    .notice(&format!(
+                        "session compacted ({} tokens before)",
+                        result.tokens_before
+                    )),
+                Ok(CompactionOutcome::Compacted(_)) => renderer.notice("session compacted"),
                 Ok(CompactionOutcome::NotCompacted { reason }) => {
                     renderer.notice(&format!("not compacted: {reason}"));
                 }
