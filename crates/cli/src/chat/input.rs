@@ -35,8 +35,8 @@ pub enum Input {
     Terminal {
         /// The editor.
         editor: Box<Editor<(), FileHistory>>,
-        /// `<home>/history`.
-        history: PathBuf,
+        /// `<home>/history`; `None` when it cannot be created (the chat works without it).
+        history: Option<PathBuf>,
     },
     /// A pipe.
     Piped(Lines<BufReader<Stdin>>),
@@ -70,7 +70,7 @@ impl ConditionalEventHandler for CtrlC {
 impl Input {
     /// A line editor when stdin is a terminal, else the pipe's lines. Must run inside a tokio
     /// runtime (the pipe is read asynchronously, so Ctrl-C can end a wait for input).
-    pub fn open(home: &Path) -> Result<Input, String> {
+    pub fn open(home: &Path, warn: impl Fn(&str)) -> Result<Input, String> {
         if !std::io::stdin().is_terminal() {
             return Ok(Input::Piped(BufReader::new(tokio::io::stdin()).lines()));
         }
@@ -80,11 +80,21 @@ impl Input {
             KeyEvent::ctrl('C'),
             EventHandler::Conditional(Box::new(CtrlC)),
         );
-        let history = home.join(HISTORY_FILE);
-        create_private(&history)
-            .map_err(|err| format!("cannot create the history {}: {err}", history.display()))?;
-        // An unreadable history only costs the recall of old lines.
-        let _ = editor.load_history(&history);
+        let path = home.join(HISTORY_FILE);
+        let history = match create_private(&path) {
+            Ok(()) => {
+                // An unreadable history only costs the recall of old lines.
+                let _ = editor.load_history(&path);
+                Some(path)
+            }
+            Err(err) => {
+                warn(&format!(
+                    "cannot create the history {}: {err}; lines are not kept",
+                    path.display()
+                ));
+                None
+            }
+        };
         Ok(Input::Terminal {
             editor: Box::new(editor),
             history,
@@ -104,7 +114,9 @@ impl Input {
                     if !line.trim().is_empty() {
                         let _ = editor.add_history_entry(line.as_str());
                         // Saved per line: a chat that is killed keeps what was typed.
-                        let _ = editor.save_history(history);
+                        if let Some(history) = history {
+                            let _ = editor.save_history(history);
+                        }
                     }
                     Ok(Line::Text(line))
                 }

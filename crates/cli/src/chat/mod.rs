@@ -92,7 +92,7 @@ pub fn main(args: ChatArgs) -> ExitCode {
 
 async fn chat(home: PathBuf, env: TurnEnv, mut state: ChatState) -> ExitCode {
     let renderer = renderer_for(OutputMode::Blocks, &env);
-    let mut input = match Input::open(&home) {
+    let mut input = match Input::open(&home, |message| renderer.error(message)) {
         Ok(input) => input,
         Err(message) => {
             renderer.error(&message);
