@@ -52,10 +52,17 @@ pub fn tool_start_line(name: &str, args: &Value, labels: &PathLabels) -> String 
     } else {
         verb
     };
-    match display.detail_text() {
-        Some(detail) => format!("▸ {verb} {}", first_line(&labels.shorten(&detail))),
-        None => format!("▸ {verb}"),
-    }
+    let Some(detail) = display.detail_text() else {
+        return format!("▸ {verb}");
+    };
+    let detail = labels.shorten(&detail);
+    // One line per call: a multi-line command shows its first line and says there is more.
+    let more = detail.lines().filter(|l| !l.trim().is_empty()).count() > 1;
+    format!(
+        "▸ {verb} {}{}",
+        first_line(&detail),
+        if more { " …" } else { "" }
+    )
 }
 
 /// `✓ 12 ms` for a call that succeeded after `elapsed`, `✗ <first line>` for one that failed.
@@ -114,6 +121,14 @@ mod tests {
             "▸ write to ~/a.txt (2 chars)"
         );
         assert_eq!(tool_start_line("ls", &json!({}), &labels), "▸ ls");
+        assert_eq!(
+            tool_start_line(
+                "bash",
+                &json!({"command": "cargo test\necho done"}),
+                &labels
+            ),
+            "▸ bash cargo test"
+        );
     }
 
     #[test]
