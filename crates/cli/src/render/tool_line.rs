@@ -52,17 +52,11 @@ pub fn tool_start_line(name: &str, args: &Value, labels: &PathLabels) -> String 
     } else {
         verb
     };
-    let Some(detail) = display.detail_text() else {
-        return format!("▸ {verb}");
-    };
-    let detail = labels.shorten(&detail);
-    // One line per call: a multi-line command shows its first line and says there is more.
-    let more = detail.lines().filter(|l| !l.trim().is_empty()).count() > 1;
-    format!(
-        "▸ {verb} {}{}",
-        first_line(&detail),
-        if more { " …" } else { "" }
-    )
+    match display.detail_text() {
+        // The display keeps a multi-line argument to its first line; so does the tool line.
+        Some(detail) => format!("▸ {verb} {}", first_line(&labels.shorten(&detail))),
+        None => format!("▸ {verb}"),
+    }
 }
 
 /// `✓ 12 ms` for a call that succeeded after `elapsed`, `✗ <first line>` for one that failed.
@@ -128,6 +122,10 @@ mod tests {
                 &labels
             ),
             "▸ bash cargo test"
+        );
+        assert_eq!(
+            tool_start_line("my_tool", &json!({"command": "one\ntwo"}), &labels),
+            "▸ my tool one"
         );
     }
 
