@@ -3,9 +3,14 @@
 //! Loads `<home>/config.toml`, wires the runner's HTTP providers, session store and built-in
 //! tools over the clawloop home (SPEC §2), and runs turns from a terminal or a script.
 
+mod chat;
 mod config;
-mod output;
+mod env_setup;
+mod images;
+mod render;
 mod run;
+mod session_pick;
+mod turn_driver;
 
 use std::process::ExitCode;
 
@@ -26,6 +31,8 @@ struct Cli {
 enum Command {
     /// Run one turn: send a message to a session and print the reply.
     Run(run::RunArgs),
+    /// Talk with the model: many turns in one session, with slash commands.
+    Chat(chat::ChatArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,5 +43,6 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Run(args) => run::main(args),
+        Command::Chat(args) => chat::main(args),
     }
 }

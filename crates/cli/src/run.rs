@@ -3,27 +3,28 @@
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::Args;
 use clawloop_core::ThinkLevel;
-use clawloop_runner::attempt::SharedReplySink;
-use clawloop_runner::turn::{
-    AgentRunLoopResult, TurnEnv, TurnIo, TurnRequest, run_agent_turn_with_fallback,
-};
-use clawloop_subscribe::SILENT_REPLY_TOKEN;
-use serde_json::json;
+use clawloop_core::clock::{Clock, SystemClock};
+use clawloop_runner::turn::{TurnEnv, TurnRequest};
+use tokio_util::sync::CancellationToken;
 
 use crate::EXIT_USAGE;
-use crate::config::{home_dir, load_config};
-use crate::output::{StdoutBlocks, json_events, json_line};
+use crate::env_setup::{Setup, ToolChoice, check_model_ref, setup};
+use crate::images::load_image;
+use crate::render::json::session_header;
+use crate::render::term::{Term, TermCaps};
+use crate::render::tool_line::PathLabels;
+use crate::render::{OutputMode, Renderer};
+use crate::session_pick::{current_session, key_of_session, new_session};
+use crate::turn_driver::{TurnOutcome, drive_turn};
 
 /// Exit code of a turn that failed.
-const EXIT_FAILED: u8 = 1;
+pub const EXIT_FAILED: u8 = 1;
 /// Exit code after Ctrl-C (128 + SIGINT).
-const EXIT_INTERRUPTED: u8 = 130;
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Arguments of `clawloop run`.
 #[derive(Debug, Args)]
@@ -33,6 +34,12 @@ pub struct RunArgs {
     /// The session to send it to.
     #[arg(long, default_value = "main")]
     session_key: String,
+    /// Continue an existing session by its id (or an unambiguous prefix of it).
+    #[arg(long, value_name = "ID", conflicts_with_all = ["session_key", "new"])]
+    session: Option<String>,
+    /// Start a fresh session for the key; the old transcript is kept.
+    #[arg(long)]
+    new: bool,
     /// The model, as `provider/model`, instead of the configured primary.
     #[arg(long, value_name = "PROVIDER/MODEL")]
     model: Option<String>,
@@ -42,6 +49,20 @@ pub struct RunArgs {
     /// The directory the tools work in (default: the current directory).
     #[arg(long)]
     workspace: Option<PathBuf>,
+    /// An image (PNG, JPEG, GIF or WebP) sent with the message; repeatable.
+    #[arg(long, value_name = "PATH")]
+    image: Vec<PathBuf>,
+    /// Offer only these built-in tools, e.g. `read,ls`.
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        conflicts_with = "no_tools"
+    )]
+    tools: Option<Vec<String>>,
+    /// Offer no tools.
+    #[arg(long)]
+    no_tools: bool,
     /// The whole run's time limit in seconds instead of `agents.defaults.timeoutSeconds`.
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<u64>,
@@ -51,35 +72,39 @@ pub struct RunArgs {
     /// Print only the final reply text on stdout.
     #[arg(long, conflicts_with = "json")]
     print: bool,
-    /// Print every agent event as one JSON line on stdout.
+    /// pi's JSON mode: the session header, then every agent event as one JSON line.
     #[arg(long)]
     json: bool,
 }
 
-fn parse_thinking(value: &str) -> Result<ThinkLevel, String> {
+/// `--thinking`'s parser (shared with `chat`).
+pub fn parse_thinking(value: &str) -> Result<ThinkLevel, String> {
     value.parse::<ThinkLevel>().map_err(|err| err.to_string())
-}
-
-/// How the turn's output is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Blocks,
-    Print,
-    Json,
 }
 
 /// Runs `clawloop run`.
 pub fn main(args: RunArgs) -> ExitCode {
-    match prepare(&args) {
-        Ok((env, request)) => run_turn(&args, env, request),
+    let (setup, request) = match prepare(&args) {
+        Ok(prepared) => prepared,
         Err(message) => {
             eprintln!("clawloop: {message}");
-            ExitCode::from(EXIT_USAGE)
+            return ExitCode::from(EXIT_USAGE);
         }
-    }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("clawloop: cannot start the async runtime: {err}");
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    runtime.block_on(turn(&args, setup.env, request))
 }
 
-fn prepare(args: &RunArgs) -> Result<(TurnEnv, TurnRequest), String> {
+fn prepare(args: &RunArgs) -> Result<(Setup, TurnRequest), String> {
     let prompt = match args.prompt.as_deref() {
         Some(prompt) if prompt != "-" => prompt.to_owned(),
         _ => read_stdin()?,
@@ -87,27 +112,30 @@ fn prepare(args: &RunArgs) -> Result<(TurnEnv, TurnRequest), String> {
     if prompt.trim().is_empty() {
         return Err("the prompt is empty: pass it as an argument or on stdin".to_owned());
     }
-    let home = home_dir().map_err(|err| err.to_string())?;
-    let config = load_config(&home).map_err(|err| err.to_string())?;
-    let workspace = match &args.workspace {
-        Some(dir) => dir.clone(),
-        None => std::env::current_dir()
-            .map_err(|err| format!("cannot read the current directory: {err}"))?,
-    };
-    if let Some(model) = &args.model
-        && !model.contains('/')
-    {
-        return Err(format!(
-            "--model `{model}`: expected `provider/model`, e.g. `openai/gpt-4o`"
-        ));
+    if let Some(model) = &args.model {
+        check_model_ref(model).map_err(|err| format!("--{err}"))?;
     }
-    let env = TurnEnv::builder(home, workspace)
-        .config(config)
-        .build()
-        .map_err(|err| err.to_string())?;
+    let images = args
+        .image
+        .iter()
+        .map(|path| load_image(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let tools = if args.no_tools {
+        ToolChoice::None
+    } else if let Some(names) = &args.tools {
+        ToolChoice::Only(names.iter().map(|n| n.trim().to_owned()).collect())
+    } else {
+        ToolChoice::Configured
+    };
+    let setup = setup(args.workspace.as_ref(), &tools)?;
+    let session_key = match &args.session {
+        Some(id) => key_of_session(&setup.home, &setup.env.agent_id, id)?,
+        None => args.session_key.clone(),
+    };
     let request = TurnRequest {
-        session_key: args.session_key.clone(),
+        session_key,
         prompt,
+        images,
         model: args.model.clone(),
         thinking: args.thinking,
         run_id: Some(clawloop_session::uuid_v4()),
@@ -115,7 +143,7 @@ fn prepare(args: &RunArgs) -> Result<(TurnEnv, TurnRequest), String> {
         extra_system_prompt: args.append_system_prompt.clone(),
         ..TurnRequest::default()
     };
-    Ok((env, request))
+    Ok((setup, request))
 }
 
 fn read_stdin() -> Result<String, String> {
@@ -130,132 +158,92 @@ fn read_stdin() -> Result<String, String> {
     Ok(prompt)
 }
 
-fn run_turn(args: &RunArgs, env: TurnEnv, request: TurnRequest) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("clawloop: cannot start the async runtime: {err}");
-            return ExitCode::from(EXIT_FAILED);
-        }
-    };
-    runtime.block_on(turn(args, env, request))
+/// The renderer of a command's output over the process's terminal.
+pub fn renderer_for(mode: OutputMode, env: &TurnEnv) -> Renderer {
+    let user_home = std::env::var_os("HOME").map(PathBuf::from);
+    Renderer::new(
+        mode,
+        Term::new(TermCaps::detect()),
+        PathLabels::new(&env.workspace_dir, user_home.as_deref()),
+    )
 }
 
 async fn turn(args: &RunArgs, env: TurnEnv, request: TurnRequest) -> ExitCode {
     let mode = if args.json {
-        Mode::Json
+        OutputMode::Json
     } else if args.print {
-        Mode::Print
+        OutputMode::Print
     } else {
-        Mode::Blocks
+        OutputMode::Blocks
     };
-    let blocks = StdoutBlocks::default();
-    let mut io = TurnIo::default();
-    match mode {
-        Mode::Json => {
-            // The session id is known only once the key is bound; the run id names the turn
-            // up front, so a reader can tell interleaved runs apart from the first line.
-            json_line(&json!({
-                "type": "turn_start",
-                "sessionKey": request.session_key,
-                "runId": request.run_id,
-            }));
-            io.events = Some(json_events());
+    let renderer = renderer_for(mode, &env);
+    let key = request.session_key.clone();
+    let binding = if args.new {
+        new_session(&env, &key).await.map(Some)
+    } else if mode == OutputMode::Json {
+        current_session(&env, &key).await.map(Some)
+    } else {
+        Ok(None)
+    };
+    let binding = match binding {
+        Ok(binding) => binding,
+        Err(message) => {
+            renderer.error(&message);
+            return ExitCode::from(EXIT_FAILED);
         }
-        Mode::Blocks => io.replies = SharedReplySink::new(blocks.clone()),
-        Mode::Print => {}
+    };
+    if mode == OutputMode::Json
+        && let Some(binding) = &binding
+    {
+        let header = session_header(
+            &binding.session_file,
+            &binding.session_id,
+            &env.workspace_dir,
+            SystemClock.now_ms(),
+        );
+        match header {
+            Ok(header) => renderer.json_header(&header),
+            Err(message) => {
+                renderer.error(&message);
+                return ExitCode::from(EXIT_FAILED);
+            }
+        }
     }
-    let interrupted = Arc::new(AtomicBool::new(false));
+
+    let cancel = CancellationToken::new();
     let watcher = {
-        let cancel = io.cancel.clone();
-        let interrupted = Arc::clone(&interrupted);
+        let cancel = cancel.clone();
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
-                interrupted.store(true, Ordering::SeqCst);
-                // The runner stops at its next await and leaves the transcript valid.
                 cancel.cancel();
             }
         })
     };
-    let session_key = request.session_key.clone();
-    let run_id = request.run_id.clone();
-    let result = run_agent_turn_with_fallback(&env, request, io).await;
+    let outcome = drive_turn(&env, request, &renderer, cancel).await;
     watcher.abort();
+    report(&renderer, &outcome, &key)
+}
 
-    let (session_id, failure, reply) = match &result {
-        AgentRunLoopResult::Success(success) => {
-            let errors: Vec<&str> = success
-                .run_result
-                .payloads
-                .iter()
-                .filter(|payload| payload.is_error)
-                .filter_map(|payload| payload.text.as_deref())
-                .collect();
-            let failure = (!errors.is_empty()).then(|| errors.join("\n"));
-            let reply = success.run_result.reply_text();
-            (Some(success.session_id.clone()), failure, reply)
-        }
-        AgentRunLoopResult::Final {
-            payload,
-            session_id,
-        } => {
-            let text = payload.text.clone().unwrap_or_default();
-            if payload.is_error {
-                (session_id.clone(), Some(text), String::new())
-            } else {
-                (session_id.clone(), None, text)
-            }
-        }
-    };
-    let interrupted = interrupted.load(Ordering::SeqCst);
-    // An aborted run ends on the silent-reply token: nothing for the user, not a reply.
-    let reply = if interrupted || reply.trim() == SILENT_REPLY_TOKEN {
-        String::new()
-    } else {
-        reply
-    };
-
-    match mode {
-        Mode::Json => json_line(&json!({
-            "type": "turn_result",
-            "sessionKey": session_key,
-            "sessionId": session_id,
-            "runId": run_id,
-            "ok": failure.is_none() && !interrupted,
-            "text": reply,
-            "error": failure,
-        })),
-        Mode::Print => {
-            if failure.is_none() && !reply.is_empty() {
-                println!("{reply}");
-            }
-        }
-        Mode::Blocks => {
-            // Block streaming may be off in the config; then the reply arrives only at the end.
-            if failure.is_none() && !reply.is_empty() && !blocks.wrote_any.load(Ordering::Relaxed) {
-                println!("{reply}");
-            }
-        }
-    }
-    if interrupted {
-        eprintln!("clawloop: interrupted");
+fn report(renderer: &Renderer, outcome: &TurnOutcome, key: &str) -> ExitCode {
+    if outcome.interrupted {
+        renderer.error("interrupted");
         return ExitCode::from(EXIT_INTERRUPTED);
     }
-    if let Some(text) = failure {
-        eprintln!("{text}");
+    if let Some(text) = &outcome.failure {
+        renderer.error(text);
         return ExitCode::from(EXIT_FAILED);
     }
-    if mode == Mode::Blocks
-        && let Some(id) = session_id
-    {
-        eprintln!(
-            "session {id}; continue with: clawloop run --session-key {} <PROMPT>",
-            shell_word(&session_key)
-        );
-    }
+    let hint = format!(
+        "continue with: clawloop run --session-key {} <PROMPT>",
+        shell_word(key)
+    );
+    renderer.summary(
+        &outcome.stats,
+        outcome
+            .session_id
+            .as_deref()
+            .map(|id| (id, Some(hint.as_str()))),
+    );
     ExitCode::SUCCESS
 }
 

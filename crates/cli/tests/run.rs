@@ -147,22 +147,41 @@ async fn default_output_prints_the_reply_and_how_to_continue() -> TestResult {
     );
     let stderr = text(&out.stderr);
     let last = stderr.lines().last().unwrap_or_default();
+    let id = session_id_of(&home, "work")?;
     assert!(
-        last.starts_with("session ")
+        last.contains(&format!(" · session {id}; "))
             && last.ends_with("continue with: clawloop run --session-key work <PROMPT>"),
         "{stderr}"
+    );
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "escape codes off a terminal: {stderr:?}"
     );
     Ok(())
 }
 
+/// The session id `key` points at in `sessions.json`.
+fn session_id_of(home: &Home, key: &str) -> Result<String, Box<dyn std::error::Error>> {
+    let store: Value = serde_json::from_str(&std::fs::read_to_string(
+        home.dir
+            .path()
+            .join("home/agents/main/sessions/sessions.json"),
+    )?)?;
+    Ok(store[key]["sessionId"]
+        .as_str()
+        .ok_or("no session id")?
+        .to_owned())
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn json_prints_every_event_as_a_line() -> TestResult {
+async fn json_is_pi_json_mode_header_then_events() -> TestResult {
     let server = ProviderScriptServer::start().await?;
     let home = Home::new(&server)?;
     server.begin_turn(reply("Json answer.")?);
     let out = home.run(&["--json", "hi"], None).await?;
     assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
-    let lines: Vec<Value> = text(&out.stdout)
+    let stdout = text(&out.stdout);
+    let lines: Vec<Value> = stdout
         .lines()
         .map(serde_json::from_str)
         .collect::<Result<_, _>>()?;
@@ -171,29 +190,42 @@ async fn json_prints_every_event_as_a_line() -> TestResult {
         .filter_map(|line| line.get("type").and_then(Value::as_str))
         .collect();
     assert_eq!(types.len(), lines.len(), "every line has a type");
-    assert_eq!(types.get(..2), Some(&["turn_start", "agent_start"][..]));
-    let run_id = lines[0]["runId"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(types.first(), Some(&"session"));
+    assert_eq!(types.get(1), Some(&"agent_start"));
+    assert_eq!(types.last(), Some(&"agent_end"));
+    // The header is the session file's first line, byte for byte.
+    let id = session_id_of(&home, "main")?;
+    let file = home
+        .dir
+        .path()
+        .join(format!("home/agents/main/sessions/{id}.jsonl"));
+    let on_disk = std::fs::read_to_string(file)?;
+    assert_eq!(stdout.lines().next(), on_disk.lines().next());
     assert_eq!(
-        (lines[0]["sessionKey"].clone(), run_id.len()),
-        (json!("main"), 36)
+        (lines[0]["version"].clone(), lines[0]["id"].clone()),
+        (json!(3), json!(id))
     );
-    assert!(types.contains(&"agent_end"), "{types:?}");
-    let last = lines.last().cloned().unwrap_or_default();
-    assert_eq!(last["runId"], json!(run_id));
     assert_eq!(
-        (
-            last["type"].clone(),
-            last["ok"].clone(),
-            last["text"].clone(),
-            last["sessionKey"].clone()
-        ),
-        (
-            json!("turn_result"),
-            json!(true),
-            json!("Json answer."),
-            json!("main")
-        )
+        lines[0]["cwd"],
+        json!(home.dir.path().join("workspace").display().to_string())
     );
+    let deltas: String = lines
+        .iter()
+        .filter(|line| line["type"] == "message_update")
+        .filter(|line| line["assistantMessageEvent"]["type"] == "text_delta")
+        .filter_map(|line| line["assistantMessageEvent"]["delta"].as_str())
+        .collect();
+    assert_eq!(deltas, "Json answer.");
+    let update = lines
+        .iter()
+        .rfind(|line| line["assistantMessageEvent"]["type"] == "text_delta")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        update["message"]["content"],
+        json!([{"type": "text", "text": "Json answer."}])
+    );
+    assert!(!types.contains(&"turn_result"), "{types:?}");
     Ok(())
 }
 
@@ -436,6 +468,268 @@ async fn a_silent_reply_prints_nothing() -> TestResult {
         (Some(0), String::new()),
         "{}",
         text(&out.stderr)
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tool_activity_lines_go_to_stderr_with_the_last_line() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    std::fs::create_dir_all(home.dir.path().join("workspace/src"))?;
+    std::fs::write(
+        home.dir.path().join("workspace/src/main.rs"),
+        "fn main() {}\n",
+    )?;
+    let missing = home.dir.path().join("workspace/gone.txt");
+    server.begin_turn(vec![
+        serde_json::from_value(json!({"reply": {
+            "toolCalls": [{"name": "read", "arguments": {
+                "path": home.dir.path().join("workspace/src/main.rs")}}]}}))?,
+        serde_json::from_value(json!({"reply": {
+            "toolCalls": [{"name": "read", "arguments": {"path": missing}}]}}))?,
+        serde_json::from_value(json!({"reply": {
+            "text": "Read it.", "usage": {"input": 120, "output": 7}}}))?,
+    ]);
+    let out = home.run(&["read main"], None).await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "Read it.\n".to_owned()),
+        "{stderr}"
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.first(), Some(&"▸ read from src/main.rs"), "{stderr}");
+    let ok = lines.get(1).copied().unwrap_or_default();
+    assert!(ok.starts_with("✓ ") && ok.ends_with(" ms"), "{stderr}");
+    assert_eq!(lines.get(2), Some(&"▸ read from gone.txt"), "{stderr}");
+    let failed = lines.get(3).copied().unwrap_or_default();
+    assert!(
+        failed.starts_with("✗ ") && failed.contains("gone.txt") && !failed.contains('\n'),
+        "{stderr}"
+    );
+    let last = lines.last().copied().unwrap_or_default();
+    assert!(last.starts_with("120 in · 7 out tokens · "), "{stderr}");
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\r'),
+        "no spinner or colors off a terminal: {stderr:?}"
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn new_starts_a_fresh_session_and_keeps_the_old_one() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(reply("First.")?);
+    let out = home
+        .run(&["--print", "--session-key", "k", "remember apples"], None)
+        .await?;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let old = session_id_of(&home, "k")?;
+    let _ = server.end_turn();
+
+    server.begin_turn(reply("Fresh start.")?);
+    let out = home
+        .run(
+            &["--print", "--new", "--session-key", "k", "hello again"],
+            None,
+        )
+        .await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "Fresh start.\n".to_owned()),
+        "{}",
+        text(&out.stderr)
+    );
+    let new = session_id_of(&home, "k")?;
+    assert_ne!(new, old);
+    let body = server
+        .requests()
+        .last()
+        .map(|r| r.body_text().into_owned())
+        .unwrap_or_default();
+    assert!(!body.contains("remember apples"), "{body}");
+    let sessions = home.dir.path().join("home/agents/main/sessions");
+    assert!(sessions.join(format!("{old}.jsonl")).is_file());
+    assert!(sessions.join(format!("{new}.jsonl")).is_file());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn session_continues_a_session_by_its_id() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(reply("Noted.")?);
+    let out = home
+        .run(
+            &["--print", "--session-key", "notes", "the code is 7311"],
+            None,
+        )
+        .await?;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let id = session_id_of(&home, "notes")?;
+    let _ = server.end_turn();
+
+    server.begin_turn(vec![serde_json::from_value(json!({
+        "expectRequest": {"bodyContains": ["the code is 7311", "what was the code"]},
+        "reply": {"text": "7311."}}))?]);
+    let out = home
+        .run(
+            &["--print", "--session", &id[..8], "what was the code"],
+            None,
+        )
+        .await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "7311.\n".to_owned()),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+
+    let out = home
+        .run(&["--session", "0000dead-beef", "hi"], None)
+        .await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("clawloop: --session 0000dead-beef: no session with this id"),
+        "{stderr}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn image_goes_to_the_model_as_an_image_part() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    // The model must take images, or the runner leaves them out of the request.
+    let config = std::fs::read_to_string(home.config_path())?.replace(
+        "maxTokens = 4096 }",
+        "maxTokens = 4096, input = [\"text\", \"image\"] }",
+    );
+    home.write_config(&config)?;
+    let png = home.dir.path().join("dot.png");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\nfake-but-magic")?;
+    server.begin_turn(reply("A dot.")?);
+    let png_arg = png.display().to_string();
+    let out = home
+        .run(&["--print", "--image", &png_arg, "what is this"], None)
+        .await?;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let body = server
+        .requests()
+        .last()
+        .and_then(|r| r.json.clone())
+        .unwrap_or_default();
+    let parts = body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().rfind(|m| m["role"] == "user"))
+        .map(|m| m["content"].clone())
+        .unwrap_or_default();
+    let image = parts
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["type"] == "image_url"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        image["image_url"]["url"],
+        json!("data:image/png;base64,iVBORw0KGgpmYWtlLWJ1dC1tYWdpYw=="),
+        "{body}"
+    );
+
+    let text_file = home.dir.path().join("notes.txt");
+    std::fs::write(&text_file, "just text")?;
+    for (path, why) in [
+        (
+            text_file.display().to_string(),
+            "not a PNG, JPEG, GIF or WebP image",
+        ),
+        ("/nonexistent/x.png".to_owned(), "cannot read it"),
+    ] {
+        let out = home.run(&["--image", &path, "hi"], None).await?;
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("clawloop: --image {path}: {why}")),
+            "{stderr}"
+        );
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_and_no_tools_limit_what_the_model_is_offered() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(reply("Fine.")?);
+    let out = home.run(&["--print", "hi"], None).await?;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let all = server
+        .requests()
+        .last()
+        .map(|r| r.tool_names())
+        .unwrap_or_default();
+    assert!(all.len() > 2 && all.contains(&"bash".to_owned()), "{all:?}");
+
+    server.begin_turn(reply("Fine.")?);
+    let out = home.run(&["--print", "--no-tools", "hi"], None).await?;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let request = server.requests().last().cloned().ok_or("no request")?;
+    assert_eq!(request.tool_names(), Vec::<String>::new());
+    assert!(
+        request
+            .json
+            .as_ref()
+            .is_some_and(|body| body.get("tools").is_none()),
+        "{}",
+        request.body_text()
+    );
+
+    server.begin_turn(reply("Fine.")?);
+    let out = home
+        .run(&["--print", "--tools", "read,ls", "hi"], None)
+        .await?;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mut names = server
+        .requests()
+        .last()
+        .map(|r| r.tool_names())
+        .unwrap_or_default();
+    names.sort();
+    assert_eq!(names, vec!["ls".to_owned(), "read".to_owned()]);
+
+    let out = home.run(&["--tools", "read,teleport", "hi"], None).await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("clawloop: --tools: there is no built-in tool `teleport`"),
+        "{stderr}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_last_line_prices_the_run_when_the_model_has_prices() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    let config = std::fs::read_to_string(home.config_path())?.replace(
+        "maxTokens = 4096 }",
+        "maxTokens = 4096, cost = { input = 3.0, output = 15.0 } }",
+    );
+    home.write_config(&config)?;
+    server.begin_turn(vec![serde_json::from_value(json!({"reply": {
+        "text": "Priced.", "usage": {"input": 2000, "output": 100}}}))?]);
+    let out = home.run(&["hi"], None).await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    // 2000 × $3/M + 100 × $15/M = $0.0075.
+    assert!(
+        last.starts_with("2000 in · 100 out tokens · $0.0075 · "),
+        "{stderr}"
     );
     Ok(())
 }

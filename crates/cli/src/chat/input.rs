@@ -1,0 +1,152 @@
+//! Where chat lines come from: a line editor with a persistent history on a terminal, or
+//! plain lines from a pipe (each one a turn, for scripts and tests).
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use rustyline::error::ReadlineError;
+use rustyline::history::FileHistory;
+use rustyline::{
+    Cmd, ConditionalEventHandler, Editor, Event, EventContext, EventHandler, KeyEvent, Movement,
+    RepeatCount,
+};
+use tokio::io::{AsyncBufReadExt, BufReader, Lines, Stdin};
+
+/// The history file's name in the clawloop home.
+pub const HISTORY_FILE: &str = "history";
+
+/// The prompt shown on a terminal.
+const PROMPT: &str = "› ";
+
+/// What reading a line gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Line {
+    /// A line (without its newline).
+    Text(String),
+    /// Ctrl-C at an empty prompt.
+    Interrupted,
+    /// Ctrl-D or the end of the pipe.
+    End,
+}
+
+/// The source of chat lines.
+pub enum Input {
+    /// A terminal: rustyline, with the history file.
+    Terminal {
+        /// The editor.
+        editor: Box<Editor<(), FileHistory>>,
+        /// `<home>/history`; `None` when it cannot be created (the chat works without it).
+        history: Option<PathBuf>,
+    },
+    /// A pipe.
+    Piped(Lines<BufReader<Stdin>>),
+}
+
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Input::Terminal { history, .. } => f
+                .debug_struct("Terminal")
+                .field("history", history)
+                .finish_non_exhaustive(),
+            Input::Piped(_) => f.write_str("Piped"),
+        }
+    }
+}
+
+/// Ctrl-C clears a typed line; at an empty prompt it interrupts (and the chat ends).
+struct CtrlC;
+
+impl ConditionalEventHandler for CtrlC {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, ctx: &EventContext) -> Option<Cmd> {
+        if ctx.line().is_empty() {
+            Some(Cmd::Interrupt)
+        } else {
+            Some(Cmd::Kill(Movement::WholeLine))
+        }
+    }
+}
+
+impl Input {
+    /// A line editor when stdin is a terminal, else the pipe's lines. Must run inside a tokio
+    /// runtime (the pipe is read asynchronously, so Ctrl-C can end a wait for input).
+    pub fn open(home: &Path, warn: impl Fn(&str)) -> Result<Input, String> {
+        if !std::io::stdin().is_terminal() {
+            return Ok(Input::Piped(BufReader::new(tokio::io::stdin()).lines()));
+        }
+        let mut editor = Editor::<(), FileHistory>::new()
+            .map_err(|err| format!("cannot start the line editor: {err}"))?;
+        editor.bind_sequence(
+            KeyEvent::ctrl('C'),
+            EventHandler::Conditional(Box::new(CtrlC)),
+        );
+        let path = home.join(HISTORY_FILE);
+        let history = match create_private(&path) {
+            Ok(()) => {
+                // An unreadable history only costs the recall of old lines.
+                let _ = editor.load_history(&path);
+                Some(path)
+            }
+            Err(err) => {
+                warn(&format!(
+                    "cannot create the history {}: {err}; lines are not kept",
+                    path.display()
+                ));
+                None
+            }
+        };
+        Ok(Input::Terminal {
+            editor: Box::new(editor),
+            history,
+        })
+    }
+
+    /// Whether lines come from a terminal.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Input::Terminal { .. })
+    }
+
+    /// The next line.
+    pub async fn next_line(&mut self) -> Result<Line, String> {
+        match self {
+            Input::Terminal { editor, history } => match editor.readline(PROMPT) {
+                Ok(line) => {
+                    if !line.trim().is_empty() {
+                        let _ = editor.add_history_entry(line.as_str());
+                        // Saved per line: a chat that is killed keeps what was typed.
+                        if let Some(history) = history {
+                            let _ = editor.save_history(history);
+                        }
+                    }
+                    Ok(Line::Text(line))
+                }
+                Err(ReadlineError::Interrupted) => Ok(Line::Interrupted),
+                Err(ReadlineError::Eof) => Ok(Line::End),
+                Err(err) => Err(format!("cannot read from the terminal: {err}")),
+            },
+            Input::Piped(lines) => tokio::select! {
+                line = lines.next_line() => match line {
+                    Ok(Some(line)) => Ok(Line::Text(line)),
+                    Ok(None) => Ok(Line::End),
+                    Err(err) => Err(format!("cannot read stdin: {err}")),
+                },
+                _ = tokio::signal::ctrl_c() => Ok(Line::Interrupted),
+            },
+        }
+    }
+}
+
+/// Creates `path` readable by its owner only, if it is missing.
+fn create_private(path: &Path) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path).map(drop)
+}

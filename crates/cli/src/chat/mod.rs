@@ -1,0 +1,235 @@
+//! `clawloop chat`: many turns in one session, typed on a terminal (line editor, history,
+//! slash commands) or piped in, one turn per line; streamed exactly as `run` streams.
+
+pub mod command;
+pub mod input;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use clawloop_core::ThinkLevel;
+use clawloop_runner::compaction::CompactionOutcome;
+use clawloop_runner::turn::{TurnEnv, TurnRequest, compact_session_direct};
+use tokio_util::sync::CancellationToken;
+
+use crate::EXIT_USAGE;
+use crate::env_setup::{ToolChoice, check_model_ref, setup};
+use crate::render::term::SpinnerTask;
+use crate::render::{OutputMode, Renderer};
+use crate::run::{EXIT_FAILED, EXIT_INTERRUPTED, parse_thinking, renderer_for};
+use crate::session_pick::{current_session, new_session};
+use crate::turn_driver::drive_turn;
+use command::{ChatInput, HELP, parse_input};
+use input::{Input, Line};
+
+/// Arguments of `clawloop chat`.
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    /// The session to talk in.
+    #[arg(long, default_value = "main")]
+    session_key: String,
+    /// The model, as `provider/model`, instead of the configured primary.
+    #[arg(long, value_name = "PROVIDER/MODEL")]
+    model: Option<String>,
+    /// The thinking level: off, minimal, low, medium, high, xhigh or adaptive.
+    #[arg(long, value_parser = parse_thinking)]
+    thinking: Option<ThinkLevel>,
+    /// The directory the tools work in (default: the current directory).
+    #[arg(long)]
+    workspace: Option<PathBuf>,
+}
+
+/// What the chat carries from turn to turn.
+#[derive(Debug)]
+struct ChatState {
+    key: String,
+    model: Option<String>,
+    thinking: Option<ThinkLevel>,
+    /// A piped turn failed: the chat's exit code says so to the script.
+    failed: bool,
+}
+
+/// What to do after a line.
+enum Next {
+    Continue,
+    Exit(ExitCode),
+}
+
+/// Runs `clawloop chat`.
+pub fn main(args: ChatArgs) -> ExitCode {
+    let prepared = args
+        .model
+        .as_deref()
+        .map_or(Ok(()), check_model_ref)
+        .map_err(|err| format!("--{err}"))
+        .and_then(|()| setup(args.workspace.as_ref(), &ToolChoice::Configured));
+    let setup = match prepared {
+        Ok(setup) => setup,
+        Err(message) => {
+            eprintln!("clawloop: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("clawloop: cannot start the async runtime: {err}");
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let state = ChatState {
+        key: args.session_key,
+        model: args.model,
+        thinking: args.thinking,
+        failed: false,
+    };
+    runtime.block_on(chat(setup.home, setup.env, state))
+}
+
+async fn chat(home: PathBuf, env: TurnEnv, mut state: ChatState) -> ExitCode {
+    let renderer = renderer_for(OutputMode::Blocks, &env);
+    let mut input = match Input::open(&home, |message| renderer.error(message)) {
+        Ok(input) => input,
+        Err(message) => {
+            renderer.error(&message);
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    loop {
+        let line = match input.next_line().await {
+            Ok(line) => line,
+            Err(message) => {
+                renderer.error(&message);
+                return ExitCode::from(EXIT_FAILED);
+            }
+        };
+        let text = match line {
+            Line::Text(text) => text,
+            Line::Interrupted => return ExitCode::from(EXIT_INTERRUPTED),
+            Line::End => break,
+        };
+        match handle(&env, &renderer, &mut state, parse_input(&text), &input).await {
+            Next::Continue => {}
+            Next::Exit(code) => return code,
+        }
+    }
+    if state.failed {
+        ExitCode::from(EXIT_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+async fn handle(
+    env: &TurnEnv,
+    renderer: &Renderer,
+    state: &mut ChatState,
+    input: ChatInput,
+    source: &Input,
+) -> Next {
+    match input {
+        ChatInput::Nothing => {}
+        ChatInput::Prompt(prompt) => turn(env, renderer, state, prompt, source).await,
+        ChatInput::Quit => return Next::Exit(ExitCode::SUCCESS),
+        ChatInput::Help => renderer.notice(HELP),
+        ChatInput::Invalid(message) => renderer.error(&message),
+        ChatInput::Model(model) => {
+            renderer.notice(&format!("model: {model}"));
+            state.model = Some(model);
+        }
+        ChatInput::Think(level) => {
+            renderer.notice(&format!("thinking: {level}"));
+            state.thinking = Some(level);
+        }
+        ChatInput::New => match new_session(env, &state.key).await {
+            Ok(binding) => renderer.notice(&format!("new session {}", binding.session_id)),
+            Err(message) => renderer.error(&message),
+        },
+        ChatInput::Session => match current_session(env, &state.key).await {
+            Ok(binding) => renderer.notice(&format!(
+                "key: {}\nid: {}\nfile: {}",
+                state.key,
+                binding.session_id,
+                binding.session_file.display()
+            )),
+            Err(message) => renderer.error(&message),
+        },
+        ChatInput::Compact => {
+            let cancel = interruptible();
+            renderer.term().spin("compacting");
+            let spinner = SpinnerTask::start(renderer.term());
+            let compacted = compact_session_direct(env, &state.key, None, &cancel).await;
+            drop(spinner);
+            match compacted {
+                Ok(CompactionOutcome::Compacted(result)) if result.tokens_before > 0 => renderer
+                    .notice(&format!(
+                        "session compacted ({} tokens before)",
+                        result.tokens_before
+                    )),
+                Ok(CompactionOutcome::Compacted(_)) => renderer.notice("session compacted"),
+                Ok(CompactionOutcome::NotCompacted { reason }) => {
+                    renderer.notice(&format!("not compacted: {reason}"));
+                }
+                Err(err) => renderer.error(&format!("cannot compact the session: {err}")),
+            }
+            cancel.cancel();
+        }
+    }
+    Next::Continue
+}
+
+async fn turn(
+    env: &TurnEnv,
+    renderer: &Renderer,
+    state: &mut ChatState,
+    prompt: String,
+    source: &Input,
+) {
+    let request = TurnRequest {
+        session_key: state.key.clone(),
+        prompt,
+        model: state.model.clone(),
+        thinking: state.thinking,
+        run_id: Some(clawloop_session::uuid_v4()),
+        ..TurnRequest::default()
+    };
+    let cancel = interruptible();
+    let outcome = drive_turn(env, request, renderer, cancel.child_token()).await;
+    // Stops the Ctrl-C watcher: from here on Ctrl-C is the prompt's again.
+    cancel.cancel();
+    if outcome.interrupted {
+        renderer.error("turn interrupted");
+        return;
+    }
+    if let Some(text) = &outcome.failure {
+        renderer.error(text);
+        state.failed |= !source.is_terminal();
+        return;
+    }
+    renderer.summary(
+        &outcome.stats,
+        outcome.session_id.as_deref().map(|id| (id, None)),
+    );
+}
+
+/// A token Ctrl-C cancels, until the token itself is cancelled: the caller hands out a child
+/// token for the work and cancels the parent when the work is over, which ends the watcher.
+fn interruptible() -> CancellationToken {
+    let parent = CancellationToken::new();
+    let work = parent.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            signal = tokio::signal::ctrl_c() => {
+                if signal.is_ok() {
+                    work.cancel();
+                }
+            }
+            () = work.cancelled() => {}
+        }
+    });
+    parent
+}

@@ -1,0 +1,72 @@
+//! What every command that runs turns sets up the same way: the home, its configuration, the
+//! workspace, and the runner's turn environment with the tool choice of the command line.
+
+use std::path::PathBuf;
+
+use clawloop_runner::config::Config;
+use clawloop_runner::turn::TurnEnv;
+
+use crate::config::{home_dir, load_config};
+
+/// Which built-in tools the model is offered.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// The configured policy (`agents.defaults.tools`).
+    #[default]
+    Configured,
+    /// Only these (`--tools a,b`): they replace `agents.defaults.tools.allow`, so the runner's
+    /// tool policy (with the configured `deny`) applies them.
+    Only(Vec<String>),
+    /// None at all (`--no-tools`).
+    None,
+}
+
+/// The home, the configuration and the turn environment of one command.
+#[derive(Debug)]
+pub struct Setup {
+    /// The clawloop home.
+    pub home: PathBuf,
+    /// The environment turns run in.
+    pub env: TurnEnv,
+}
+
+/// Loads the configuration of the home and builds the turn environment over `workspace`
+/// (default: the current directory). Every error is a usage or configuration error.
+pub fn setup(workspace: Option<&PathBuf>, tools: &ToolChoice) -> Result<Setup, String> {
+    let home = home_dir().map_err(|err| err.to_string())?;
+    let mut config: Config = load_config(&home).map_err(|err| err.to_string())?;
+    let workspace = match workspace {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir()
+            .map_err(|err| format!("cannot read the current directory: {err}"))?,
+    };
+    if let ToolChoice::Only(names) = tools {
+        config.agents.defaults.tools.allow = names.clone();
+    }
+    let mut builder = TurnEnv::builder(home.clone(), workspace).config(config);
+    if *tools == ToolChoice::None {
+        builder = builder.tools(Vec::new());
+    }
+    let env = builder.build().map_err(|err| err.to_string())?;
+    if let ToolChoice::Only(names) = tools {
+        let known: Vec<&str> = env.tools.iter().map(|tool| tool.name()).collect();
+        if let Some(unknown) = names.iter().find(|name| !known.contains(&name.as_str())) {
+            return Err(format!(
+                "--tools: there is no built-in tool `{unknown}` (the tools are {})",
+                known.join(", ")
+            ));
+        }
+    }
+    Ok(Setup { home, env })
+}
+
+/// `provider/model` checked for its slash.
+pub fn check_model_ref(model: &str) -> Result<(), String> {
+    if model.contains('/') {
+        Ok(())
+    } else {
+        Err(format!(
+            "model `{model}`: expected `provider/model`, e.g. `openai/gpt-4o`"
+        ))
+    }
+}

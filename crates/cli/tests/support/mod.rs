@@ -1,0 +1,65 @@
+//! Shared by the terminal tests: a clawloop home over the scripted server, and a child on a
+//! pseudo-terminal.
+
+#![allow(dead_code)]
+
+pub mod pty;
+
+use std::path::PathBuf;
+
+use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
+use serde_json::json;
+
+/// Errors of a test.
+pub type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+/// A clawloop home whose config points provider `acme` (models `m1` and `m2`) at the server.
+pub struct Home {
+    /// Holds `home/` and `workspace/`.
+    pub dir: tempfile::TempDir,
+}
+
+impl Home {
+    /// A home and workspace for `server`.
+    pub fn new(server: &ProviderScriptServer) -> Result<Home, Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        std::fs::create_dir_all(dir.path().join("home"))?;
+        std::fs::create_dir_all(dir.path().join("workspace"))?;
+        std::fs::write(
+            dir.path().join("home/config.toml"),
+            format!(
+                r#"[agents.defaults.model]
+primary = "acme/m1"
+
+[agents.defaults.retry]
+transientHttpRetryDelayMs = 0
+
+[models.providers.acme]
+api = "openai-completions"
+baseUrl = "{}/v1"
+apiKey = "sk-test"
+models = [{{ id = "m1", contextWindow = 128000, maxTokens = 4096 }}, {{ id = "m2", contextWindow = 128000, maxTokens = 4096 }}]
+"#,
+                server.provider_url("acme")
+            ),
+        )?;
+        Ok(Home { dir })
+    }
+
+    /// The clawloop home.
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    /// The workspace.
+    pub fn workspace(&self) -> PathBuf {
+        self.dir.path().join("workspace")
+    }
+}
+
+/// A script of one reply with `text`.
+pub fn reply(text: &str) -> Result<Vec<ScriptedExchange>, serde_json::Error> {
+    Ok(vec![serde_json::from_value(
+        json!({"reply": {"text": text}}),
+    )?])
+}
