@@ -6,6 +6,7 @@
 mod chat;
 mod config;
 mod env_setup;
+mod hints;
 mod images;
 mod render;
 mod run;

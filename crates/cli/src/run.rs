@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::EXIT_USAGE;
 use crate::env_setup::{Setup, ToolChoice, check_model_ref, setup};
+use crate::hints::failure_hint;
 use crate::images::load_image;
 use crate::render::json::session_header;
 use crate::render::term::{Term, TermCaps};
@@ -225,18 +226,24 @@ async fn turn(args: &RunArgs, env: TurnEnv, request: TurnRequest) -> ExitCode {
 }
 
 fn report(renderer: &Renderer, outcome: &TurnOutcome, key: &str) -> ExitCode {
-    if outcome.interrupted {
-        renderer.error("interrupted");
-        return ExitCode::from(EXIT_INTERRUPTED);
-    }
-    if let Some(text) = &outcome.failure {
-        renderer.error(text);
-        return ExitCode::from(EXIT_FAILED);
-    }
     let hint = format!(
         "continue with: clawloop run --session-key {} <PROMPT>",
         shell_word(key)
     );
+    if outcome.interrupted {
+        renderer.error("interrupted");
+        // The turn stopped cleanly: the session is there to continue.
+        renderer.session_line(outcome.session_id.as_deref(), &hint);
+        return ExitCode::from(EXIT_INTERRUPTED);
+    }
+    if let Some(text) = &outcome.failure {
+        renderer.error(text);
+        if let Some(fix) = failure_hint(text) {
+            renderer.error(&fix);
+        }
+        renderer.session_line(outcome.session_id.as_deref(), &hint);
+        return ExitCode::from(EXIT_FAILED);
+    }
     renderer.summary(
         &outcome.stats,
         outcome

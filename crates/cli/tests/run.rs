@@ -733,3 +733,32 @@ async fn the_last_line_prices_the_run_when_the_model_has_prices() -> TestResult 
     );
     Ok(())
 }
+
+#[test]
+fn a_missing_api_key_names_the_environment_variable() -> TestResult {
+    let home = Home::empty()?;
+    let out = Command::new(env!("CARGO_BIN_EXE_clawloop"))
+        .args(["run", "--print", "--model", "openai/gpt-4o-mini", "hi"])
+        .arg("--workspace")
+        .arg(home.dir.path().join("workspace"))
+        .env("CLAWLOOP_HOME", home.dir.path().join("home"))
+        .env("NO_COLOR", "1")
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::null())
+        .output()?;
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(1), String::new()),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("No API key resolved for provider \"openai\""),
+        "the runner's text: {stderr}"
+    );
+    assert!(
+        stderr.contains("set OPENAI_API_KEY in the environment"),
+        "the hint names the variable: {stderr}"
+    );
+    Ok(())
+}

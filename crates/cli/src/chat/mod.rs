@@ -207,6 +207,9 @@ async fn turn(
     }
     if let Some(text) = &outcome.failure {
         renderer.error(text);
+        if let Some(fix) = crate::hints::failure_hint(text) {
+            renderer.error(&fix);
+        }
         state.failed |= !source.is_terminal();
         return;
     }

@@ -93,6 +93,14 @@ impl Renderer {
         }
     }
 
+    /// After a failed or interrupted turn: the session id and how to continue it, on stderr
+    /// (not in `--json`, whose first line names the session).
+    pub fn session_line(&self, session_id: Option<&str>, hint: &str) {
+        if let (Some(id), false) = (session_id, self.mode == OutputMode::Json) {
+            self.term.err_line(&format!("session {id}; {hint}"));
+        }
+    }
+
     /// A notice in chat (`/session`, `/new`…): stdout, uncolored.
     pub fn notice(&self, text: &str) {
         self.term.out_line(text);
