@@ -3,13 +3,16 @@
 //! Loads `<home>/config.toml`, wires the runner's HTTP providers, session store and built-in
 //! tools over the clawloop home (SPEC §2), and runs turns from a terminal or a script.
 
+mod completions;
 mod config;
+mod logging;
+mod logs;
 mod output;
 mod run;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Exit code of a usage or configuration error.
 pub const EXIT_USAGE: u8 = 2;
@@ -18,6 +21,10 @@ pub const EXIT_USAGE: u8 = 2;
 #[derive(Debug, Parser)]
 #[command(name = "clawloop", version, about)]
 struct Cli {
+    /// Set a config key for this command, over the file and the environment: a dotted key and
+    /// a TOML value (a bare word is a string), e.g. `-c agents.defaults.timeoutSeconds=30`.
+    #[arg(short = 'c', global = true, value_name = "KEY=VALUE")]
+    config_overrides: Vec<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -26,6 +33,22 @@ struct Cli {
 enum Command {
     /// Run one turn: send a message to a session and print the reply.
     Run(run::RunArgs),
+    /// Show where the config file is, the effective configuration, or write a starter file.
+    Config(config::command::ConfigArgs),
+    /// Print the newest log file of `<home>/logs/`.
+    Logs(logs::LogsArgs),
+    /// Print a shell completion script.
+    Completions(completions::CompletionsArgs),
+}
+
+impl Command {
+    /// The command's name in the log, for commands that write logs.
+    fn log_name(&self) -> Option<&'static str> {
+        match self {
+            Command::Run(_) => Some("run"),
+            _ => None,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -34,7 +57,13 @@ fn main() -> ExitCode {
         // clap prints the usage error (exit 2) or the help/version text (exit 0) itself.
         Err(err) => err.exit(),
     };
+    config::set_overrides(cli.config_overrides);
+    // Held to the end: dropping it flushes the log's last lines.
+    let _log = cli.command.log_name().and_then(logging::init);
     match cli.command {
         Command::Run(args) => run::main(args),
+        Command::Config(args) => config::command::main(args),
+        Command::Logs(args) => logs::main(args),
+        Command::Completions(args) => completions::main(args, Cli::command()),
     }
 }

@@ -169,7 +169,7 @@ fn node(schema: &Value, defs: &Map<String, Value>, description: String, depth: u
                 ty: "array".to_owned(),
             },
         }
-    } else if ty.is_empty() && schema.get("enum").is_none() {
+    } else if ty.is_empty() && schema.get("enum").is_none() && !is_const_choice(schema) {
         KeyKind::FreeForm
     } else {
         KeyKind::Value {
@@ -208,6 +208,16 @@ fn resolve<'a>(schema: &'a Value, defs: &'a Map<String, Value>) -> &'a Value {
         break;
     }
     schema
+}
+
+/// An enum whose variants carry doc comments: `oneOf` of `const`s.
+fn is_const_choice(schema: &Value) -> bool {
+    schema
+        .get("oneOf")
+        .and_then(Value::as_array)
+        .is_some_and(|variants| {
+            !variants.is_empty() && variants.iter().all(|v| v.get("const").is_some())
+        })
 }
 
 fn type_names(schema: &Value) -> Vec<String> {
@@ -611,6 +621,21 @@ mod tests {
                 "one of `off`, `minimal`, `low`, `medium`, `high`, `xhigh`, `adaptive`",
                 Some(json!("off"))
             ))
+        );
+        let ty = |key: &str| {
+            rows.iter()
+                .find(|row| row.key == key)
+                .map(|row| row.ty.clone())
+        };
+        assert_eq!(
+            (
+                ty("agents.defaults.blockStreaming.break"),
+                ty("agents.defaults.contextPruning.mode")
+            ),
+            (
+                Some("one of `text_end`, `message_end`".to_owned()),
+                Some("one of `off`, `cache-ttl`".to_owned())
+            )
         );
         assert!(known(&tree, "cliBackends.mine.command"));
         assert!(known(&tree, "models.providers.acme.headers.X-Any"));
