@@ -241,14 +241,30 @@ pub fn load(inputs: &Inputs<'_>) -> Result<Loaded, LoadError> {
     })
 }
 
-/// Checks a `logging.level` value: a level or per-target directives.
+/// Checks a `logging.level` value: a level, or comma-separated `target=level` directives and at
+/// most one bare level. (tracing would read a bare word like `chatty` as a target name, so
+/// a typo of a level would silently log nothing.)
 pub fn check_log_level(level: &str) -> Result<(), String> {
+    const LEVELS: [&str; 6] = ["trace", "debug", "info", "warn", "error", "off"];
+    let is_level = |word: &str| LEVELS.iter().any(|l| l.eq_ignore_ascii_case(word.trim()));
+    let expected = "expected trace, debug, info, warn, error or off, or target=level directives \
+                    such as `info,clawloop_runner=debug`";
+    for directive in level.split(',') {
+        let ok = match directive.split_once('=') {
+            Some((target, level)) => !target.trim().is_empty() && is_level(level),
+            None => is_level(directive),
+        };
+        if !ok {
+            return Err(format!(
+                "`{}` is not a log level: {expected}",
+                directive.trim()
+            ));
+        }
+    }
     level
         .parse::<tracing_subscriber::filter::Targets>()
         .map(|_| ())
-        .map_err(|err| {
-            format!("{err}: expected trace, debug, info, warn, error or off (or target=level directives)")
-        })
+        .map_err(|err| format!("{err}: {expected}"))
 }
 
 /// The file's keys as a JSON-shaped table; `None` when it does not exist and need not.
@@ -282,6 +298,16 @@ fn read_file(path: &Path, must_exist: bool) -> Result<Option<Value>, LoadError> 
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn log_levels_are_levels_or_directives() {
+        for good in ["info", "DEBUG", "off", "warn,clawloop_runner=trace"] {
+            assert_eq!(check_log_level(good), Ok(()), "{good}");
+        }
+        for bad in ["chatty", "", "info,", "x=loud", "=debug"] {
+            assert!(check_log_level(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn clawloop_home_wins_over_home() {
