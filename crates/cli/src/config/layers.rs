@@ -278,6 +278,19 @@ mod tests {
     }
 
     #[test]
+    fn the_readme_documents_every_environment_key() -> Result<(), String> {
+        // `cargo xtask docs` writes this list into the README by hand-kept text; this keeps
+        // the two from drifting apart.
+        let readme = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
+        let text = std::fs::read_to_string(readme).map_err(|e| e.to_string())?;
+        for (name, key) in ENV_KEYS {
+            let entry = format!("`{name}` → `{key}`");
+            assert!(text.contains(&entry), "README.md lacks {entry}");
+        }
+        Ok(())
+    }
+
+    #[test]
     fn a_secret_argument_is_not_echoed() {
         let origin = Origin::Arg("models.providers.a.apiKey=sk-live".to_owned());
         assert_eq!(origin.to_string(), "-c `models.providers.a.apiKey=****`");

@@ -219,7 +219,8 @@ pub enum ContextPruningMode {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ContextPruningConfig {
-    /// The mode.
+    /// Whether the prompt-cache TTL marker (`openclaw.cache-ttl`) is appended after each
+    /// eligible attempt.
     pub mode: ContextPruningMode,
     /// Keys this version does not know, kept verbatim.
     #[serde(flatten)]

@@ -151,8 +151,15 @@ fn node(schema: &Value, defs: &Map<String, Value>, description: String, depth: u
     }
     let ty = type_names(schema);
     let kind = if ty.iter().any(|t| t == "object") || schema.as_bool() == Some(true) {
+        // Tables of tables by id are maps (`models.providers.<id>`, `cliBackends.<id>`);
+        // tables of plain values (`headers`) are free-form.
         match schema.get("additionalProperties") {
-            Some(entry) if resolve(entry, defs).get("properties").is_some() => {
+            Some(entry)
+                if resolve(entry, defs).get("properties").is_some()
+                    || type_names(resolve(entry, defs))
+                        .iter()
+                        .any(|t| t == "object") =>
+            {
                 KeyKind::Map(Box::new(node(entry, defs, String::new(), depth + 1)))
             }
             _ => KeyKind::FreeForm,
@@ -273,10 +280,17 @@ fn value_type(schema: &Value) -> String {
     }
 }
 
+/// A doc comment on one line, rustdoc links (`` [`Type`] ``) as plain code.
 fn one_line(description: Option<&Value>) -> String {
     description
         .and_then(Value::as_str)
-        .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
+        .map(|text| {
+            text.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .replace("[`", "`")
+                .replace("`]", "`")
+        })
         .unwrap_or_default()
 }
 
@@ -637,6 +651,7 @@ mod tests {
                 Some("one of `off`, `cache-ttl`".to_owned())
             )
         );
+        assert_eq!(ty("cliBackends.<id>"), Some("table".to_owned()), "{rows:?}");
         assert!(known(&tree, "cliBackends.mine.command"));
         assert!(known(&tree, "models.providers.acme.headers.X-Any"));
         assert!(!known(&tree, "agents.defaults.timeoutSecond"));
