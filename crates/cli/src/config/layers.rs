@@ -83,6 +83,10 @@ pub fn parse_value(text: &str) -> Result<Value, String> {
     if let Ok(table) = toml::from_str::<toml::Table>(&format!("v = {trimmed}"))
         && let Some(value) = table.get("v")
     {
+        // A date is kept as written: no config key is a TOML datetime.
+        if let toml::Value::Datetime(_) = value {
+            return Ok(Value::String(text.to_owned()));
+        }
         return serde_json::to_value(value).map_err(|err| err.to_string());
     }
     // A value that starts like a string, array or table but does not parse is a mistake, not
@@ -105,7 +109,17 @@ pub fn override_layer(arg: &str) -> Result<Layer, (Origin, String)> {
         ));
     };
     let segments = parse_key(key.trim()).map_err(|err| (origin.clone(), err))?;
-    let value = parse_value(value).map_err(|err| (origin.clone(), err))?;
+    let value = parse_value(value).map_err(|err| {
+        if segments.iter().any(|segment| is_secret_key(segment)) {
+            // The parser's message quotes the value.
+            (
+                origin.clone(),
+                "the value is not a valid TOML value".to_owned(),
+            )
+        } else {
+            (origin.clone(), err)
+        }
+    })?;
     Ok(Layer {
         value: nest(&segments, value),
         origin,
@@ -233,6 +247,7 @@ mod tests {
             Ok(json!("openai/gpt-5-mini"))
         );
         assert_eq!(parse_value("[\"a\", \"b\"]"), Ok(json!(["a", "b"])));
+        assert_eq!(parse_value("2024-01-02"), Ok(json!("2024-01-02")));
         assert!(parse_value("[1,").is_err());
         assert!(parse_value("\"open").is_err());
     }
@@ -294,5 +309,13 @@ mod tests {
     fn a_secret_argument_is_not_echoed() {
         let origin = Origin::Arg("models.providers.a.apiKey=sk-live".to_owned());
         assert_eq!(origin.to_string(), "-c `models.providers.a.apiKey=****`");
+        let err = override_layer("models.providers.a.apiKey=\"sk-live").err();
+        assert_eq!(
+            err.map(|(origin, message)| format!("{origin}: {message}")),
+            Some(
+                "-c `models.providers.a.apiKey=****`: the value is not a valid TOML value"
+                    .to_owned()
+            )
+        );
     }
 }
