@@ -33,6 +33,8 @@ enum ConfigCommand {
         json: bool,
     },
     /// Write a commented starter config file with every default.
+    ///
+    /// The file is 0600, in a 0700 home; an existing file is kept (exit 1) unless `--force`.
     Init {
         /// Overwrite an existing file.
         #[arg(long)]
