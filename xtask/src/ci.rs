@@ -26,9 +26,15 @@ pub const CARGO_STEPS: [(&str, &[&str]); 3] = [
 pub fn run() -> u8 {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let root = discover::workspace_root();
-    let total = CARGO_STEPS.len() + 1;
+    // The README's generated configuration reference must match the config types.
+    let total = CARGO_STEPS.len() + 2;
+    println!("==> [1/{total}] docs: cargo xtask docs --check");
+    if crate::docs::run(true) != 0 {
+        eprintln!("xtask ci: step `docs` failed");
+        return 1;
+    }
     for (n, (name, args)) in CARGO_STEPS.iter().enumerate() {
-        println!("==> [{}/{total}] {name}: cargo {}", n + 1, args.join(" "));
+        println!("==> [{}/{total}] {name}: cargo {}", n + 2, args.join(" "));
         let status = Command::new(&cargo).args(*args).current_dir(&root).status();
         match status {
             Ok(s) if s.success() => {}

@@ -16,7 +16,7 @@ commands:
   demo
       build clawloop and run one whole agent turn (ls, read, edit, answer) against a
       scripted provider on 127.0.0.1: no key, no network
-  ci  run fmt --check, clippy -D warnings, the workspace tests and conformance over the
+  ci  run docs --check, fmt --check, clippy -D warnings, the workspace tests and conformance over the
       implemented kinds, stopping at the first failure
   bench [NAME]
       run `cargo bench` for benchmark group NAME (e.g. subscribe; an unknown name lists
@@ -28,6 +28,9 @@ commands:
       $CARGO_TARGET_DIR or target); --install runs
       `npm install --prefix DIR` first; --keep keeps the session files. Exit status 2 when
       node or the package is missing
+  docs [--check]
+      write the configuration reference (from the config types) between the
+      config-reference markers of README.md; --check fails when it is stale (part of ci)
   help
       print this text";
 
@@ -45,6 +48,8 @@ pub enum Command {
     Bench(Option<String>),
     /// `interop [--pi-dir DIR] [--install] [--keep]`
     Interop(crate::interop::Options),
+    /// `docs [--check]`: write (or with `true`, check) README.md's configuration reference.
+    Docs(bool),
     /// `help`, `-h`, `--help`
     Help,
 }
@@ -83,6 +88,12 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         "conformance" => parse_conformance(rest),
         "bench" => parse_bench(rest),
         "interop" => parse_interop(rest),
+        "docs" => match rest {
+            [] => Ok(Command::Docs(false)),
+            [a, ..] if is_help(a) => Ok(Command::Help),
+            [a] if a == "--check" => Ok(Command::Docs(true)),
+            [a, ..] => usage_error(format!("unknown argument {a:?} for docs")),
+        },
         other => usage_error(format!("unknown command {other:?}")),
     }
 }
@@ -254,6 +265,8 @@ mod tests {
             &["interop", "--pi-dir="],
             &["interop", "--frob"],
             &["interop", "stray"],
+            &["docs", "--fix"],
+            &["docs", "--check", "x"],
             &["frobnicate"],
             &[],
         ] {
@@ -297,6 +310,11 @@ mod tests {
             })
         );
         assert_eq!(parse(&args(&["interop", "-h"])).unwrap(), Command::Help);
+        assert_eq!(parse(&args(&["docs"])).unwrap(), Command::Docs(false));
+        assert_eq!(
+            parse(&args(&["docs", "--check"])).unwrap(),
+            Command::Docs(true)
+        );
         assert_eq!(parse(&args(&["help"])).unwrap(), Command::Help);
         assert_eq!(parse(&args(&["--help"])).unwrap(), Command::Help);
         assert_eq!(parse(&args(&["conformance", "-h"])).unwrap(), Command::Help);

@@ -3,6 +3,7 @@
 //! * `cargo xtask conformance` runs the FORMAT.md scenario files against the real crates;
 //! * `cargo xtask demo` runs one whole agent turn (tool calls included) of the real
 //!   `clawloop` binary against a scripted provider on 127.0.0.1: no key, no network;
+//! * `cargo xtask docs [--check]` writes (or checks) README.md's configuration reference;
 //! * `cargo xtask ci` runs formatting, lints, tests and conformance, stopping at the first
 //!   failure;
 //! * `cargo xtask bench [NAME]` runs the criterion benchmarks of one group, or of all;
@@ -15,7 +16,7 @@ use std::io;
 use std::process::ExitCode;
 
 use xtask::cli::{self, Command, USAGE};
-use xtask::{ci, conformance, demo, interop};
+use xtask::{ci, conformance, demo, docs, interop};
 
 mod bench;
 
@@ -32,6 +33,7 @@ fn main() -> ExitCode {
         }
         Ok(Command::Ci) => ci::run(),
         Ok(Command::Demo) => demo::run(),
+        Ok(Command::Docs(check)) => docs::run(check),
         Ok(Command::Bench(name)) => match bench::packages(name.as_deref()) {
             Ok(packages) => bench::run(&packages),
             Err(err) => {

@@ -4,10 +4,13 @@
 //! tools over the clawloop home (SPEC §2), and runs turns from a terminal or a script.
 
 mod chat;
+mod completions;
 mod config;
 mod env_setup;
 mod hints;
 mod images;
+mod logging;
+mod logs;
 mod render;
 mod run;
 mod session_pick;
@@ -15,7 +18,7 @@ mod turn_driver;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Exit code of a usage or configuration error.
 pub const EXIT_USAGE: u8 = 2;
@@ -24,6 +27,10 @@ pub const EXIT_USAGE: u8 = 2;
 #[derive(Debug, Parser)]
 #[command(name = "clawloop", version, about)]
 struct Cli {
+    /// Set a config key for this command, over the file and the environment: a dotted key and
+    /// a TOML value (a bare word is a string), e.g. `-c agents.defaults.timeoutSeconds=30`.
+    #[arg(short = 'c', global = true, value_name = "KEY=VALUE")]
+    config_overrides: Vec<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -34,6 +41,23 @@ enum Command {
     Run(run::RunArgs),
     /// Talk with the model: many turns in one session, with slash commands.
     Chat(chat::ChatArgs),
+    /// Show where the config file is, the effective configuration, or write a starter file.
+    Config(config::command::ConfigArgs),
+    /// Print the newest log file of `<home>/logs/`.
+    Logs(logs::LogsArgs),
+    /// Print a shell completion script.
+    Completions(completions::CompletionsArgs),
+}
+
+impl Command {
+    /// The command's name in the log, for commands that write logs.
+    fn log_name(&self) -> Option<&'static str> {
+        match self {
+            Command::Run(_) => Some("run"),
+            Command::Chat(_) => Some("chat"),
+            Command::Config(_) | Command::Logs(_) | Command::Completions(_) => None,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -42,8 +66,14 @@ fn main() -> ExitCode {
         // clap prints the usage error (exit 2) or the help/version text (exit 0) itself.
         Err(err) => err.exit(),
     };
+    config::set_overrides(cli.config_overrides);
+    // Held to the end: dropping it flushes the log's last lines.
+    let _log = cli.command.log_name().and_then(logging::init);
     match cli.command {
         Command::Run(args) => run::main(args),
         Command::Chat(args) => chat::main(args),
+        Command::Config(args) => config::command::main(args),
+        Command::Logs(args) => logs::main(args),
+        Command::Completions(args) => completions::main(args, Cli::command()),
     }
 }

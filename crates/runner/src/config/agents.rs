@@ -1,11 +1,12 @@
 //! `[agents.defaults]` (SPEC §2), with SPEC's defaults.
 
 use clawloop_core::ThinkLevel;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// `[agents]`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentsConfig {
     /// `[agents.defaults]`.
@@ -17,10 +18,11 @@ pub struct AgentsConfig {
 }
 
 /// `[agents.defaults]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AgentDefaults {
     /// Thinking level of a run that does not set one.
+    #[schemars(schema_with = "super::schema::think_level")]
     pub thinking_default: ThinkLevel,
     /// The whole run's time limit in seconds; `0` = none.
     pub timeout_seconds: f64,
@@ -70,7 +72,7 @@ impl Default for AgentDefaults {
 }
 
 /// `[agents.defaults.model]`: `provider/model` references.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ModelSelection {
     /// The model a run uses unless told otherwise.
@@ -83,7 +85,7 @@ pub struct ModelSelection {
 }
 
 /// `[agents.defaults.llm]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct LlmConfig {
     /// No stream event for this long is a timeout; `0` disables.
@@ -103,7 +105,7 @@ impl Default for LlmConfig {
 }
 
 /// `[agents.defaults.compaction]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct CompactionConfig {
     /// Whether sessions compact on their own.
@@ -138,7 +140,7 @@ impl Default for CompactionConfig {
 }
 
 /// When block replies are cut.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum BreakMode {
     /// At the end of every text block (and before tools).
     #[default]
@@ -150,7 +152,7 @@ pub enum BreakMode {
 }
 
 /// `[agents.defaults.blockStreaming]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct BlockStreamingConfig {
     /// Whether replies stream as blocks.
@@ -183,7 +185,7 @@ impl Default for BlockStreamingConfig {
 }
 
 /// `[agents.defaults.retry]`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct RetryConfig {
     /// Wait before the one whole-turn retry after a transient HTTP error.
@@ -203,7 +205,7 @@ impl Default for RetryConfig {
 }
 
 /// Whether the prompt-cache TTL marker is written.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ContextPruningMode {
     /// No marker.
@@ -214,10 +216,11 @@ pub enum ContextPruningMode {
 }
 
 /// `[agents.defaults.contextPruning]`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ContextPruningConfig {
-    /// The mode.
+    /// Whether the prompt-cache TTL marker (`openclaw.cache-ttl`) is appended after each
+    /// eligible attempt.
     pub mode: ContextPruningMode,
     /// Keys this version does not know, kept verbatim.
     #[serde(flatten)]
@@ -225,7 +228,7 @@ pub struct ContextPruningConfig {
 }
 
 /// `[agents.defaults.session]`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct SessionConfig {
     /// Start a new transcript for the key when an overflow cannot be recovered (SPEC §8.6).
@@ -245,7 +248,7 @@ impl Default for SessionConfig {
 }
 
 /// `[agents.defaults.tools]`: the tool policy.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ToolsConfig {
     /// Tools offered; empty means all.

@@ -7,6 +7,8 @@
 //! but invalid is an error naming its path ([`ConfigError`]), never a silent default.
 
 mod agents;
+mod logging;
+pub mod schema;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -14,6 +16,7 @@ use std::time::Duration;
 use clawloop_providers::catalog::ModelsConfig;
 
 use crate::auth::AuthConfig;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -22,9 +25,10 @@ pub use agents::{
     ContextPruningConfig, ContextPruningMode, LlmConfig, ModelSelection, RetryConfig,
     SessionConfig, ToolsConfig,
 };
+pub use logging::LoggingConfig;
 
 /// The whole configuration.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Config {
     /// `[agents]`.
@@ -32,17 +36,23 @@ pub struct Config {
     pub agents: AgentsConfig,
     /// `[models]`: custom providers and overrides of built-in ones.
     #[serde(default)]
+    #[schemars(schema_with = "schema::models")]
     pub models: ModelsConfig,
     /// `[cliBackends.<id>]`: external agent CLIs run as providers, as written; see
     /// [`crate::cli_backend::CliBackendConfig::all_from_config`] for the resolved backends.
     #[serde(default)]
+    #[schemars(schema_with = "schema::cli_backends")]
     pub cli_backends: BTreeMap<String, Value>,
     /// `[auth]` as written; [`Config::auth`] is its typed form.
     #[serde(default, rename = "auth", skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "schema::auth")]
     pub auth_table: Option<Value>,
     /// `[auth]`, checked and typed when the config is read.
     #[serde(skip)]
     pub auth: AuthConfig,
+    /// `[logging]`: the CLI's log files.
+    #[serde(default)]
+    pub logging: LoggingConfig,
     /// Keys this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

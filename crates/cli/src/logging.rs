@@ -1,0 +1,84 @@
+//! The CLI's tracing logs: `<home>/logs/clawloop.YYYY-MM-DD.log`, one file per day, written by a
+//! background thread so logging never blocks a turn. Never stdout or stderr: those belong to
+//! the command's output.
+
+use std::path::{Path, PathBuf};
+
+use tracing_appender::non_blocking::WorkerGuard;
+use tracing_appender::rolling::{Builder, Rotation};
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+use crate::config::{home_dir, load_cached};
+
+/// The log files' name before the date.
+pub const LOG_PREFIX: &str = "clawloop";
+/// The log files' extension.
+pub const LOG_SUFFIX: &str = "log";
+
+/// The log directory of a home.
+pub fn log_dir(home: &Path) -> PathBuf {
+    home.join("logs")
+}
+
+/// Starts logging for `command` at the configured level (`CLAWLOOP_LOG`, `-c logging.level=…`
+/// or `logging.level`, default `info`). The guard flushes the last lines when dropped, so
+/// `main` holds it until the process ends. `None` when there is nothing to log to: a missing
+/// home or a bad config is reported by the command itself, and a log directory that cannot be
+/// created is a warning, not a reason to fail the command.
+pub fn init(command: &str) -> Option<WorkerGuard> {
+    let home = home_dir().ok()?;
+    let level = load_cached(&home).ok()?.config.logging.level;
+    // The loader checked the level; a failure here would be a bug, and logging stays off.
+    let filter: Targets = level.parse().ok()?;
+    let dir = log_dir(&home);
+    let appender = match create_dir(&dir).and_then(|()| {
+        Builder::new()
+            .rotation(Rotation::DAILY)
+            .filename_prefix(LOG_PREFIX)
+            .filename_suffix(LOG_SUFFIX)
+            .build(&dir)
+            .map_err(std::io::Error::other)
+    }) {
+        Ok(appender) => appender,
+        Err(err) => {
+            eprintln!(
+                "clawloop: warning: cannot write logs to {}: {err}",
+                dir.display()
+            );
+            return None;
+        }
+    };
+    let (writer, guard) = tracing_appender::non_blocking(appender);
+    let layer = tracing_subscriber::fmt::layer()
+        .with_writer(writer)
+        .with_ansi(false);
+    if tracing_subscriber::registry()
+        .with(layer)
+        .with(filter)
+        .try_init()
+        .is_err()
+    {
+        return None;
+    }
+    tracing::info!(
+        command,
+        version = env!("CARGO_PKG_VERSION"),
+        pid = std::process::id(),
+        "clawloop started"
+    );
+    Some(guard)
+}
+
+fn create_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        // The home holds credentials: a home created here is the owner's only.
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
