@@ -3,9 +3,14 @@
 //! Loads `<home>/config.toml`, wires the runner's HTTP providers, session store and built-in
 //! tools over the clawloop home (SPEC §2), and runs turns from a terminal or a script.
 
+mod compact;
 mod config;
+mod failure;
+mod models;
 mod output;
 mod run;
+mod sessions;
+mod shell_word;
 
 use std::process::ExitCode;
 
@@ -26,6 +31,12 @@ struct Cli {
 enum Command {
     /// Run one turn: send a message to a session and print the reply.
     Run(run::RunArgs),
+    /// List, show, export, fork or delete sessions.
+    Sessions(sessions::SessionsArgs),
+    /// List models: the built-in catalog and the config's, with their limits and keys.
+    Models(models::ModelsArgs),
+    /// Compact a session now: summarize its older history to free context.
+    Compact(compact::CompactArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,5 +47,8 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Run(args) => run::main(args),
+        Command::Sessions(args) => sessions::main(args),
+        Command::Models(args) => models::main(args),
+        Command::Compact(args) => compact::main(args),
     }
 }
