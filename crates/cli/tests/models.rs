@@ -174,3 +174,35 @@ fn an_unknown_provider_is_a_usage_error_naming_it() -> TestResult {
     assert!(stderr.contains("acme"), "{stderr}");
     Ok(())
 }
+
+#[test]
+fn an_auth_profile_counts_as_a_key() -> TestResult {
+    let home = home_with_config()?;
+    let agent_dir = home.path().join("agents").join("main").join("agent");
+    std::fs::create_dir_all(&agent_dir)?;
+    std::fs::write(
+        agent_dir.join("auth-profiles.json"),
+        serde_json::to_string(&json!({
+            "version": 1,
+            "profiles": {"mistral:work": {"type": "api_key", "provider": "mistral", "key": "secret-profile-key"}}
+        }))?,
+    )?;
+    let out = models(home.path(), &["--json", "--provider", "mistral"], &[])?;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("secret-profile-key"));
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout)?;
+    assert!(!rows.is_empty());
+    assert!(
+        rows.iter().all(|row| row["key"] == json!("yes")),
+        "{rows:?}"
+    );
+    // Another agent has no such profile.
+    let other = models(
+        home.path(),
+        &["--json", "--provider", "mistral", "--agent", "ops"],
+        &[],
+    )?;
+    let rows: Vec<Value> = serde_json::from_slice(&other.stdout)?;
+    assert!(rows.iter().all(|row| row["key"] == json!("no")), "{rows:?}");
+    Ok(())
+}

@@ -598,3 +598,35 @@ async fn compact_summarizes_through_the_model_and_reports_tokens() -> TestResult
     assert!(text(&unknown.stderr).starts_with("clawloop: no session has the key or id `fresh`"));
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn compact_with_nothing_to_summarize_is_a_note_and_exit_0() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server, "")?;
+    home.turn(&server, "short", "hi", reply("hello")?).await?;
+    let calls = server.requests().len();
+    server.begin_turn(Vec::new());
+    let out = home
+        .clawloop(&["compact", "--session-key", "short"])
+        .await?;
+    let stdout = ok_stdout(&out);
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    assert!(
+        stdout.starts_with("nothing to compact in session `short`: "),
+        "{stdout}"
+    );
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert_eq!(server.requests().len(), calls, "no model call");
+
+    // A key bound before its first reply: no transcript yet, the same kind of note.
+    let store = home.store()?;
+    store.new_session_for_key("unwritten", SessionOptions::default())?;
+    let out = home
+        .clawloop(&["compact", "--session-key", "unwritten"])
+        .await?;
+    assert_eq!(
+        ok_stdout(&out),
+        "nothing to compact: session `unwritten` has no messages yet\n"
+    );
+    Ok(())
+}
