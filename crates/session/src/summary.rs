@@ -84,29 +84,24 @@ impl<'de> Visitor<'de> for Summaries {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut sessions: Vec<SessionSummary> = Vec::new();
-        // A repeated key is read as `JSON.parse` reads it: the last one wins, in its first place.
+        // A repeated key is read as `JSON.parse` reads it: the last value wins, in the first
+        // one's place (so an unusable last value removes the key).
+        let mut slots: Vec<Option<SessionSummary>> = Vec::new();
         let mut seen: HashMap<String, usize> = HashMap::new();
         while let Some(key) = map.next_key::<String>()? {
-            let record = map.next_value::<Record>()?;
-            let Some(mut summary) = record.0 else {
-                if let Some(index) = seen.remove(&key) {
-                    sessions[index].session_id.clear();
-                }
-                continue;
-            };
-            summary.key = key;
-            match seen.get(&summary.key) {
-                Some(&index) => sessions[index] = summary,
+            let record = map.next_value::<Record>()?.0.map(|summary| SessionSummary {
+                key: key.clone(),
+                ..summary
+            });
+            match seen.get(&key) {
+                Some(&index) => slots[index] = record,
                 None => {
-                    seen.insert(summary.key.clone(), sessions.len());
-                    sessions.push(summary);
+                    seen.insert(key, slots.len());
+                    slots.push(record);
                 }
             }
         }
-        // Records overwritten by an unusable duplicate were blanked above.
-        sessions.retain(|s| !s.session_id.is_empty());
-        Ok(sessions)
+        Ok(slots.into_iter().flatten().collect())
     }
 }
 

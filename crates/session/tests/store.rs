@@ -594,6 +594,21 @@ fn list_summaries_reads_the_listed_fields_of_usable_records_newest_first() {
         ]
     );
 
+    // A repeated key: the last value wins, as JSON.parse reads it; an unusable one drops it.
+    std::fs::write(
+        store.store_path(),
+        r#"{"a": {"sessionId": "one", "updatedAt": 5}, "b": {"sessionId": "two", "updatedAt": 5},
+            "a": {"sessionId": "three", "updatedAt": 5}, "b": 7}"#,
+    )
+    .unwrap();
+    let ids: Vec<(String, String)> = store
+        .list_summaries()
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.key, s.session_id))
+        .collect();
+    assert_eq!(ids, [("a".to_owned(), "three".to_owned())]);
+
     std::fs::write(store.store_path(), "[1]").unwrap();
     assert!(matches!(
         store.list_summaries(),
