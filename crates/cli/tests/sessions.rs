@@ -194,6 +194,7 @@ async fn list_shows_newest_first_with_short_ids_models_and_message_counts() -> T
         (
             listed.as_array().map(Vec::len),
             first["key"].clone(),
+            first["id"].clone(),
             first["sessionId"].clone(),
             first["modelProvider"].clone(),
             first["model"].clone(),
@@ -205,6 +206,7 @@ async fn list_shows_newest_first_with_short_ids_models_and_message_counts() -> T
         (
             Some(2),
             json!("beta"),
+            json!(beta.session_id),
             json!(beta.session_id),
             json!("acme"),
             json!("m1"),
@@ -421,14 +423,15 @@ async fn fork_starts_a_new_key_that_continues_with_the_history() -> TestResult {
             &first_answer,
         ])
         .await?;
-    let new_id = ok_stdout(&out).trim().to_owned();
-    assert!(
-        text(&out.stderr).ends_with("continue with: clawloop run --session-key gamma <PROMPT>\n"),
-        "{}",
-        text(&out.stderr)
-    );
+    let stdout = ok_stdout(&out);
     let gamma = store.find_by_key("gamma")?.ok_or("no gamma")?;
-    assert_eq!(gamma.session_id, new_id);
+    assert_eq!(
+        stdout,
+        format!(
+            "{}\nforked session `beta` as `gamma`; continue with: clawloop run --session-key gamma <PROMPT>\n",
+            gamma.session_id
+        )
+    );
     assert_eq!(gamma.message_count, Some(2));
     let forked = Transcript::open(
         gamma.transcript_path(store.dir()),

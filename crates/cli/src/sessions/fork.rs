@@ -58,8 +58,9 @@ pub fn run(store: &SessionStore, args: &ForkArgs) -> Result<(), Failure> {
             )),
             other => store_failure(other),
         })?;
+    // The id first, alone on its line, so a script can take it with `head -n1`.
     println!("{}", forked.session_id());
-    eprintln!(
+    println!(
         "forked session `{}` as `{}`; continue with: clawloop run --session-key {} <PROMPT>",
         source.key,
         args.to,

@@ -60,6 +60,7 @@ fn json_text(store: &SessionStore, sessions: &[SessionSummary]) -> String {
             .transcript_path(store.dir());
             json!({
                 "key": s.key,
+                "id": s.session_id,
                 "sessionId": s.session_id,
                 "sessionFile": file.to_string_lossy(),
                 "modelProvider": s.model_provider,
