@@ -620,9 +620,15 @@ async fn compact_with_nothing_to_summarize_is_a_note_and_exit_0() -> TestResult 
     );
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
     assert_eq!(server.requests().len(), calls, "no model call");
+    // The same session named by an id prefix.
+    let store = home.store()?;
+    let short = store.find_by_key("short")?.ok_or("no short")?;
+    let by_id = home
+        .clawloop(&["compact", "--session", &short.session_id[..8]])
+        .await?;
+    assert_eq!(ok_stdout(&by_id), stdout);
 
     // A key bound before its first reply: no transcript yet, the same kind of note.
-    let store = home.store()?;
     store.new_session_for_key("unwritten", SessionOptions::default())?;
     let out = home
         .clawloop(&["compact", "--session-key", "unwritten"])
@@ -630,6 +636,52 @@ async fn compact_with_nothing_to_summarize_is_a_note_and_exit_0() -> TestResult 
     assert_eq!(
         ok_stdout(&out),
         "nothing to compact: session `unwritten` has no messages yet\n"
+    );
+    Ok(())
+}
+
+#[test]
+fn list_reads_only_the_index_never_a_transcript() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let home = dir.path().join("home");
+    let sessions = home.join("agents").join("main").join("sessions");
+    std::fs::create_dir_all(&sessions)?;
+    // Every transcript path is a directory: opening one would fail.
+    let mut index = serde_json::Map::new();
+    for i in 0..3_u64 {
+        let id = format!("{i:08}-aaaa-4bbb-8ccc-dddddddddddd");
+        std::fs::create_dir_all(sessions.join(format!("{id}.jsonl")))?;
+        index.insert(
+            format!("k{i}"),
+            json!({"sessionId": id, "updatedAt": 1_000 + i, "model": "m", "modelProvider": "p",
+                   "messageCount": 10 * i, "unknownField": {"kept": true}}),
+        );
+    }
+    std::fs::write(
+        sessions.join("sessions.json"),
+        serde_json::to_vec_pretty(&Value::Object(index))?,
+    )?;
+    let out = run_child(
+        &home,
+        dir.path(),
+        &[
+            "sessions".to_owned(),
+            "list".to_owned(),
+            "--json".to_owned(),
+        ],
+    )?;
+    let listed: Vec<Value> = serde_json::from_str(&ok_stdout(&out))?;
+    let rows: Vec<(Value, Value)> = listed
+        .iter()
+        .map(|row| (row["key"].clone(), row["messages"].clone()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (json!("k2"), json!(20)),
+            (json!("k1"), json!(10)),
+            (json!("k0"), json!(0))
+        ]
     );
     Ok(())
 }
