@@ -2,7 +2,9 @@
 //! reads `sessions.json` alone, never a transcript, picking out only the listed fields, so it
 //! must stay well under 100 ms; `SessionStore::list` (whole records) is measured beside it.
 //!
-//! `cargo bench -p clawloop-session --bench list`.
+//! `cargo bench -p clawloop-session --bench list`; instruction counts, steadier than wall time
+//! on a shared machine: `valgrind --tool=callgrind <bench binary> --bench --test` and the
+//! inclusive cost of `SessionStore::list_summaries` (called twice: setup and the test run).
 
 // Benchmark tooling: a failure to set up is reported by panicking.
 #![allow(clippy::unwrap_used, missing_docs)]
