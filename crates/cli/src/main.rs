@@ -4,16 +4,21 @@
 //! tools over the clawloop home (SPEC §2), and runs turns from a terminal or a script.
 
 mod chat;
+mod compact;
 mod completions;
 mod config;
 mod env_setup;
+mod failure;
 mod hints;
 mod images;
 mod logging;
 mod logs;
+mod models;
 mod render;
 mod run;
 mod session_pick;
+mod sessions;
+mod shell_word;
 mod turn_driver;
 
 use std::process::ExitCode;
@@ -47,6 +52,12 @@ enum Command {
     Logs(logs::LogsArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
+    /// List, show, export, fork or delete sessions.
+    Sessions(sessions::SessionsArgs),
+    /// List models: the built-in catalog and the config's, with their limits and keys.
+    Models(models::ModelsArgs),
+    /// Compact a session now: summarize its older history to free context.
+    Compact(compact::CompactArgs),
 }
 
 impl Command {
@@ -55,7 +66,12 @@ impl Command {
         match self {
             Command::Run(_) => Some("run"),
             Command::Chat(_) => Some("chat"),
-            Command::Config(_) | Command::Logs(_) | Command::Completions(_) => None,
+            Command::Compact(_) => Some("compact"),
+            Command::Config(_)
+            | Command::Logs(_)
+            | Command::Completions(_)
+            | Command::Sessions(_)
+            | Command::Models(_) => None,
         }
     }
 }
@@ -75,5 +91,8 @@ fn main() -> ExitCode {
         Command::Config(args) => config::command::main(args),
         Command::Logs(args) => logs::main(args),
         Command::Completions(args) => completions::main(args, Cli::command()),
+        Command::Sessions(args) => sessions::main(args),
+        Command::Models(args) => models::main(args),
+        Command::Compact(args) => compact::main(args),
     }
 }

@@ -20,6 +20,7 @@ use crate::render::term::{Term, TermCaps};
 use crate::render::tool_line::PathLabels;
 use crate::render::{OutputMode, Renderer};
 use crate::session_pick::{current_session, key_of_session, new_session};
+use crate::shell_word::shell_word;
 use crate::turn_driver::{TurnOutcome, drive_turn};
 
 /// Exit code of a turn that failed.
@@ -252,17 +253,4 @@ fn report(renderer: &Renderer, outcome: &TurnOutcome, key: &str) -> ExitCode {
             .map(|id| (id, Some(hint.as_str()))),
     );
     ExitCode::SUCCESS
-}
-
-/// `word` quoted for a POSIX shell when it has anything but safe characters.
-fn shell_word(word: &str) -> String {
-    let safe = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.:/@+=,".contains(c));
-    if safe {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }

@@ -37,6 +37,9 @@ pub struct SessionTurnRecord {
     pub context_tokens: Option<u64>,
     /// Compactions the turn completed.
     pub compactions: u32,
+    /// Messages in the session's context after the turn (stored so a listing never has to
+    /// open the transcript); `None` leaves the stored count as it was.
+    pub message_count: Option<u64>,
     /// When the turn ended, ms since the epoch.
     pub updated_at: u64,
 }

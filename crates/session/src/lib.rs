@@ -97,6 +97,7 @@ mod scan;
 mod session_index;
 mod store;
 mod store_async;
+mod summary;
 mod tagged;
 pub mod time;
 mod transcript;
@@ -120,7 +121,8 @@ pub use layout::{
 pub use load::TornLine;
 pub use lock::{DEFAULT_LOCK_TIMEOUT, LockHolder, WriteLock, lock_path_for};
 pub use options::SessionOptions;
-pub use store::{SessionRecord, SessionStore, StoredSession};
+pub use store::{DeletedSession, SessionRecord, SessionStore, StoredSession};
+pub use summary::SessionSummary;
 pub use time::{format_iso, parse_iso};
 pub use transcript::{OpenReport, Transcript};
 pub use transforms::{

@@ -62,6 +62,7 @@ impl SessionStore {
             record.output_tokens = turn.output_tokens.or(record.output_tokens);
             record.total_tokens = turn.total_tokens.or(record.total_tokens);
             record.context_tokens = turn.context_tokens.or(record.context_tokens);
+            record.message_count = turn.message_count.or(record.message_count);
             if turn.compactions > 0 {
                 let previous = record.compaction_count.unwrap_or(0);
                 record.compaction_count =

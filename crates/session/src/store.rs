@@ -66,6 +66,10 @@ pub struct SessionRecord {
     /// Compactions completed for this key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compaction_count: Option<u64>,
+    /// Messages in the session's context after its last turn (clawloop's field; OpenClaw
+    /// keeps unknown fields, so the file stays readable there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_count: Option<u64>,
     /// Fields this crate does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: JsonObject,
@@ -89,6 +93,7 @@ impl SessionRecord {
             total_tokens: None,
             context_tokens: None,
             compaction_count: None,
+            message_count: None,
             extra: JsonObject::new(),
         }
     }
@@ -120,6 +125,23 @@ pub struct StoredSession {
     pub key: String,
     /// Its record.
     pub record: SessionRecord,
+}
+
+/// What [`SessionStore::delete_archiving`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeletedSession {
+    /// The key's record as it was.
+    pub record: SessionRecord,
+    /// Where the transcript was moved; `None` when it was not (another key still uses it, it
+    /// lies outside the sessions directory, or it was never written).
+    pub archived: Option<PathBuf>,
+}
+
+/// What happens to a deleted session's transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Disposal {
+    Remove,
+    Archive,
 }
 
 /// The sessions of one agent: a directory of transcripts and its `sessions.json`.
@@ -282,7 +304,7 @@ impl SessionStore {
         let (id, path) = self.new_transcript_path(options.session_id.take())?;
         options.session_id = Some(id.clone());
         let transcript = Transcript::open(&path, options)?;
-        self.point_key_at(key, None, id, &path)?;
+        self.point_key_at(key, None, id, &path, None)?;
         Ok(transcript)
     }
 
@@ -303,7 +325,8 @@ impl SessionStore {
         let (id, path) = self.new_transcript_path(options.session_id.take())?;
         options.session_id = Some(id.clone());
         let forked = source.fork(leaf_id, &path, options)?;
-        self.point_key_at(new_key, Some(&source_record), id, &path)?;
+        let messages = u64::try_from(forked.build_context().messages.len()).unwrap_or(u64::MAX);
+        self.point_key_at(new_key, Some(&source_record), id, &path, Some(messages))?;
         Ok(forked)
     }
 
@@ -314,6 +337,24 @@ impl SessionStore {
     /// the sessions directory is ever deleted: a `sessionFile` pointing elsewhere is someone
     /// else's file, left in place with a warning.
     pub fn delete(&self, key: &str) -> Result<Option<SessionRecord>, SessionError> {
+        Ok(self
+            .remove_key(key, Disposal::Remove)?
+            .map(|deleted| deleted.record))
+    }
+
+    /// Deletes the session of `key` as OpenClaw's `sessions.delete` does: its record goes, and
+    /// its transcript file (unless another key still leads to it) is kept, renamed to
+    /// `<file>.deleted.<ISO time with `-` for `:`>` so it no longer lists as a session but can
+    /// be recovered. The same locking and ownership rules as [`SessionStore::delete`] apply.
+    pub fn delete_archiving(&self, key: &str) -> Result<Option<DeletedSession>, SessionError> {
+        self.remove_key(key, Disposal::Archive)
+    }
+
+    fn remove_key(
+        &self,
+        key: &str,
+        disposal: Disposal,
+    ) -> Result<Option<DeletedSession>, SessionError> {
         let Some(record) = self.find_by_key(key)? else {
             return Ok(None);
         };
@@ -347,18 +388,37 @@ impl SessionStore {
         let Some((record, still_used)) = removed else {
             return Ok(None);
         };
+        let mut archived = None;
         if let Some(lock) = transcript_lock {
             if !still_used {
-                match std::fs::remove_file(&path) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == ErrorKind::NotFound => {}
-                    Err(e) => return Err(SessionError::io(&path, "delete", e)),
+                match disposal {
+                    Disposal::Remove => match std::fs::remove_file(&path) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == ErrorKind::NotFound => {}
+                        Err(e) => return Err(SessionError::io(&path, "delete", e)),
+                    },
+                    Disposal::Archive => archived = self.archive(&path)?,
                 }
             }
             // Removes the lock file too; a failure to do so is logged, the delete is done.
             drop(lock);
         }
-        Ok(Some(record))
+        Ok(Some(DeletedSession { record, archived }))
+    }
+
+    /// Renames `path` to its `.deleted.<time>` name; `None` when there was no file (a session
+    /// deleted before its first reply).
+    fn archive(&self, path: &Path) -> Result<Option<PathBuf>, SessionError> {
+        // OpenClaw's `toISOString().replaceAll(":", "-")`: sortable and valid on every OS.
+        let stamp = crate::time::format_iso(self.clock.now_ms()).replace(':', "-");
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".deleted.{stamp}"));
+        let target = PathBuf::from(name);
+        match std::fs::rename(path, &target) {
+            Ok(()) => Ok(Some(target)),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(SessionError::io(path, "archive", e)),
+        }
     }
 
     // --- internals ------------------------------------------------------------------------
@@ -444,13 +504,14 @@ impl SessionStore {
     }
 
     /// Points `key` at the session `id` in `path`, keeping the settings of `base` (default:
-    /// the key's current record, if readable).
+    /// the key's current record, if readable), with `message_count` messages in its context.
     fn point_key_at(
         &self,
         key: &str,
         base: Option<&SessionRecord>,
         id: String,
         path: &Path,
+        message_count: Option<u64>,
     ) -> Result<(), SessionError> {
         let file = std::path::absolute(path)
             .unwrap_or_else(|_| path.to_owned())
@@ -461,10 +522,11 @@ impl SessionStore {
             let current = map
                 .get(key)
                 .and_then(|v| SessionRecord::deserialize(v).ok());
-            let record = match base.or(current.as_ref()) {
+            let mut record = match base.or(current.as_ref()) {
                 Some(base) => base.continued_by(id, file, now),
                 None => SessionRecord::new(id, Some(file), now),
             };
+            record.message_count = message_count;
             map.insert(key.to_owned(), to_value(&record)?);
             Ok(())
         })

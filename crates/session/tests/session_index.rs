@@ -61,6 +61,7 @@ async fn reset_starts_a_new_session_and_turns_are_recorded() {
         total_tokens: Some(15),
         context_tokens: Some(128_000),
         compactions: 2,
+        message_count: Some(4),
         updated_at: 1_700_000_000_000,
     };
     index.record_turn("main", turn.clone()).await.unwrap();
@@ -108,4 +109,28 @@ async fn recording_a_turn_for_an_unknown_key_names_it() {
         .await
         .unwrap_err();
     assert!(err.message.contains("ghost"), "{}", err.message);
+}
+
+#[tokio::test]
+async fn record_turn_keeps_the_message_count_in_the_index_for_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let index: &dyn SessionIndex = &store;
+    index.bind("main").await.unwrap();
+    let turn = |message_count, updated_at| SessionTurnRecord {
+        message_count,
+        updated_at,
+        ..SessionTurnRecord::default()
+    };
+    index.record_turn("main", turn(Some(6), 1)).await.unwrap();
+    // A turn that knows no count (failed before loading the session) keeps the last one.
+    index.record_turn("main", turn(None, 2)).await.unwrap();
+    let record = store.find_by_key("main").unwrap().unwrap();
+    assert_eq!((record.message_count, record.updated_at), (Some(6), 2));
+    let raw: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(store.store_path()).unwrap()).unwrap();
+    assert_eq!(raw["main"]["messageCount"], serde_json::json!(6));
+    // The listing reads it from sessions.json alone.
+    let listed = store.list().unwrap();
+    assert_eq!(listed[0].record.message_count, Some(6));
 }

@@ -425,9 +425,10 @@ fn fork_copies_the_path_to_a_leaf_into_a_new_file_with_parent_session() {
             ("assistant", "four")
         ])
     );
-    // The store knows the fork, with the source's settings.
+    // The store knows the fork, with the source's settings and its message count.
     let record = store.find_by_key("fork-key").unwrap().unwrap();
     assert_eq!(record.session_id, forked.session_id());
+    assert_eq!(record.message_count, Some(4));
     assert_eq!(record.model.as_deref(), Some("claude-sonnet-4-5"));
     assert_eq!(
         record.transcript_path(store.dir()),
@@ -498,6 +499,43 @@ fn delete_removes_the_record_and_the_file_unless_another_key_uses_it() {
 }
 
 #[test]
+fn delete_archiving_renames_the_transcript_with_the_deletion_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_in(dir.path());
+    let mut t = store.new_session_for_key(KEY, new_options()).unwrap();
+    t.append_message(user("u")).unwrap();
+    t.append_message(assistant("a")).unwrap();
+    let path = t.path().to_owned();
+    let bytes = std::fs::read(&path).unwrap();
+    t.close().unwrap();
+    let record = store.find_by_key(KEY).unwrap().unwrap();
+    store.set("alias", record.clone()).unwrap();
+
+    // Another key still leads to the file: only the record goes.
+    let first = store.delete_archiving(KEY).unwrap().unwrap();
+    assert_eq!((first.record, first.archived), (record.clone(), None));
+    assert!(path.exists());
+
+    let second = store.delete_archiving("alias").unwrap().unwrap();
+    let file_name = path.file_name().unwrap().to_str().unwrap();
+    let expected = dir
+        .path()
+        .join(format!("{file_name}.deleted.2026-01-01T00-01-00.000Z"));
+    assert_eq!(second.archived.as_deref(), Some(expected.as_path()));
+    assert_eq!(std::fs::read(&expected).unwrap(), bytes);
+    assert!(!path.exists());
+    assert_eq!(store.delete_archiving("alias").unwrap(), None);
+    assert_eq!(store.list().unwrap(), []);
+    assert_eq!(
+        names_in(dir.path()),
+        [
+            format!("{file_name}.deleted.2026-01-01T00-01-00.000Z"),
+            "sessions.json".to_owned()
+        ]
+    );
+}
+
+#[test]
 fn delete_never_removes_a_file_outside_the_sessions_directory() {
     let dir = tempfile::tempdir().unwrap();
     let sessions = dir.path().join("sessions");
@@ -513,4 +551,69 @@ fn delete_never_removes_a_file_outside_the_sessions_directory() {
     assert!(store.delete(KEY).unwrap().is_some());
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep me\n");
     assert_eq!(store.find_by_key(KEY).unwrap(), None);
+}
+
+#[test]
+fn list_summaries_reads_the_listed_fields_of_usable_records_newest_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_in(dir.path());
+    std::fs::write(
+        store.store_path(),
+        serde_json::to_vec_pretty(&json!({
+            "old": {"sessionId": "s-old", "updatedAt": 10, "model": "m1", "messageCount": 3,
+                    "deliveryContext": {"channel": "x", "nested": [1, {"a": null}]}},
+            "broken": {"updatedAt": 99},
+            "not-an-object": [1, 2],
+            "new": {"sessionId": "s-new", "updatedAt": 2.0e1, "modelProvider": "acme",
+                    "sessionFile": "s-new.jsonl", "totalTokens": 1500, "messageCount": "many"},
+        }))
+        .unwrap(),
+    )
+    .unwrap();
+    let summaries = store.list_summaries().unwrap();
+    assert_eq!(
+        summaries,
+        vec![
+            clawloop_session::SessionSummary {
+                key: "new".into(),
+                session_id: "s-new".into(),
+                updated_at: 20,
+                session_file: Some("s-new.jsonl".into()),
+                model_provider: Some("acme".into()),
+                total_tokens: Some(1500),
+                ..Default::default()
+            },
+            clawloop_session::SessionSummary {
+                key: "old".into(),
+                session_id: "s-old".into(),
+                updated_at: 10,
+                model: Some("m1".into()),
+                message_count: Some(3),
+                ..Default::default()
+            },
+        ]
+    );
+
+    // A repeated key: the last value wins, as JSON.parse reads it; an unusable one drops it.
+    std::fs::write(
+        store.store_path(),
+        r#"{"a": {"sessionId": "one", "updatedAt": 5}, "b": {"sessionId": "two", "updatedAt": 5},
+            "a": {"sessionId": "three", "updatedAt": 5}, "b": 7}"#,
+    )
+    .unwrap();
+    let ids: Vec<(String, String)> = store
+        .list_summaries()
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.key, s.session_id))
+        .collect();
+    assert_eq!(ids, [("a".to_owned(), "three".to_owned())]);
+
+    std::fs::write(store.store_path(), "[1]").unwrap();
+    assert!(matches!(
+        store.list_summaries(),
+        Err(SessionError::InvalidStore { .. })
+    ));
+    std::fs::remove_file(store.store_path()).unwrap();
+    assert_eq!(store.list_summaries().unwrap(), []);
 }

@@ -504,6 +504,11 @@ async fn record_turn(env: &TurnEnv, key: &str, outcome: &RunOutcome) {
         total_tokens: Some(usage.context_tokens()),
         context_tokens: None,
         compactions: outcome.compaction_count,
+        message_count: outcome
+            .last_attempt()
+            // An attempt that failed before loading the session has no snapshot: keep the count.
+            .filter(|a| !a.messages_snapshot.is_empty())
+            .map(|a| u64::try_from(a.messages_snapshot.len()).unwrap_or(u64::MAX)),
         updated_at: env.runtime.clock().now_ms(),
     };
     if let Err(err) = env.sessions.record_turn(key, record).await {
