@@ -3,6 +3,7 @@
 //! Loads `<home>/config.toml`, wires the runner's HTTP providers, session store and built-in
 //! tools over the clawloop home (SPEC §2), and runs turns from a terminal or a script.
 
+mod auth;
 mod config;
 mod output;
 mod run;
@@ -26,6 +27,8 @@ struct Cli {
 enum Command {
     /// Run one turn: send a message to a session and print the reply.
     Run(run::RunArgs),
+    /// Manage auth profiles: list, add, remove, reset.
+    Auth(auth::AuthArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,5 +39,6 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Run(args) => run::main(args),
+        Command::Auth(args) => auth::main(args),
     }
 }
