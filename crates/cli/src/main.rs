@@ -5,6 +5,7 @@
 
 mod auth;
 mod config;
+mod doctor;
 mod output;
 mod run;
 
@@ -29,6 +30,8 @@ enum Command {
     Run(run::RunArgs),
     /// Manage auth profiles: list, add, remove, reset.
     Auth(auth::AuthArgs),
+    /// Check the config, credentials, permissions, providers, locks and transcripts.
+    Doctor(doctor::DoctorArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,5 +43,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => run::main(args),
         Command::Auth(args) => auth::main(args),
+        Command::Doctor(args) => doctor::main(args),
     }
 }

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
-pub use context::AuthContext;
+pub use context::{AuthContext, agent_dir, now_ms};
 pub use error::CmdError;
 pub use local_time::format_local_ms;
 
