@@ -326,3 +326,58 @@ async fn environment_keys_are_listed_as_implicit_profiles() -> TestResult {
     );
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_command_profile_supplies_the_key_to_a_run_without_showing_it() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    let added = home
+        .clawloop(
+            &[
+                "auth",
+                "add",
+                "acme",
+                "--command",
+                "printf 'sk-from-cmd\\n'",
+            ],
+            "",
+        )
+        .await?;
+    assert_eq!(
+        (added.status.code(), text(&added.stdout)),
+        (
+            Some(0),
+            "added auth profile acme:default (acme, api_key, key from a command run at each use)\n"
+                .to_owned()
+        ),
+        "{}",
+        text(&added.stderr)
+    );
+    let listed = home.clawloop(&["auth", "list"], "").await?;
+    let listing = text(&listed.stdout);
+    assert!(!listing.contains("sk-from-cmd"), "{listing}");
+    assert!(
+        line_of(&listing, "acme:default").is_some_and(|l| l.contains(" command ")),
+        "{listing}"
+    );
+    server.begin_turn(vec![exchange(json!({
+        "expectRequest": {"apiKey": "sk-from-cmd"},
+        "reply": {"text": "keyed"}}))?]);
+    let turn = home.clawloop(&["run", "--print", "hi"], "").await?;
+    assert_eq!(
+        (turn.status.code(), text(&turn.stdout)),
+        (Some(0), "keyed\n".to_owned()),
+        "{}",
+        text(&turn.stderr)
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+
+    let empty = home
+        .clawloop(
+            &["auth", "add", "acme", "--id", "acme:e", "--command", " "],
+            "",
+        )
+        .await?;
+    assert_eq!(empty.status.code(), Some(2));
+    Ok(())
+}

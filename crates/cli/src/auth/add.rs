@@ -1,12 +1,12 @@
 //! `clawloop auth add <provider>`: stores an API-key profile. The key comes from stdin (hidden
-//! on a terminal) or stays in an environment variable the profile names (`--key-env`); it is
-//! never taken from the command line.
+//! on a terminal), stays in an environment variable the profile names (`--key-env`), or is
+//! printed by a command run at each use (`--command`); it is never taken from the command line.
 
 use clap::Args;
 use clawloop_core::auth_store::{ApiKeyCredential, AuthStore, Credential};
 use clawloop_runner::auth::mark::clear_cooldown;
 use clawloop_runner::auth::order::resolve_profile_order;
-use clawloop_runner::auth::provider_key;
+use clawloop_runner::auth::{COMMAND_REF_PROVIDER, provider_key};
 use serde_json::json;
 
 use super::context::now_ms;
@@ -27,6 +27,10 @@ pub struct AddArgs {
     /// Read the key from stdin (the default): hidden on a terminal, or piped.
     #[arg(long)]
     key_stdin: bool,
+    /// Run this shell command for the key at each use (`sh -c`, its trimmed output, 10 s),
+    /// e.g. `pass show openai`; the profile stores the command, not the key.
+    #[arg(long, value_name = "CMD", conflicts_with_all = ["key_env", "key_stdin"])]
+    command: Option<String>,
     /// Replace a profile that has the same id.
     #[arg(long)]
     force: bool,
@@ -56,13 +60,25 @@ pub fn run(args: &AddArgs) -> Result<(), CmdError> {
         return Err(taken(&id));
     }
     // Read before taking the lock: typing a key must not hold other writers up.
-    let credential = match &args.key_env {
-        Some(name) => ApiKeyCredential {
+    let credential = match (&args.key_env, &args.command) {
+        (Some(name), _) => ApiKeyCredential {
             provider: args.provider.clone(),
             key_ref: Some(json!({"source": "env", "id": name})),
             ..ApiKeyCredential::default()
         },
-        None => ApiKeyCredential {
+        (None, Some(command)) if command.trim().is_empty() => {
+            return Err(CmdError::usage(
+                "--command is empty: give the command that prints the key",
+            ));
+        }
+        (None, Some(command)) => ApiKeyCredential {
+            provider: args.provider.clone(),
+            key_ref: Some(
+                json!({"source": "exec", "provider": COMMAND_REF_PROVIDER, "id": command.trim()}),
+            ),
+            ..ApiKeyCredential::default()
+        },
+        (None, None) => ApiKeyCredential {
             provider: args.provider.clone(),
             key: Some(read_key(&args.provider)?),
             ..ApiKeyCredential::default()
@@ -96,9 +112,10 @@ pub fn run(args: &AddArgs) -> Result<(), CmdError> {
         }
         changed
     })?;
-    let source = match &args.key_env {
-        Some(name) => format!("key from env {name}"),
-        None => format!("key stored in {}", context.store.profiles_path().display()),
+    let source = match (&args.key_env, &args.command) {
+        (Some(name), _) => format!("key from env {name}"),
+        (None, Some(_)) => "key from a command run at each use".to_owned(),
+        (None, None) => format!("key stored in {}", context.store.profiles_path().display()),
     };
     say(&format!(
         "added auth profile {id} ({}, api_key, {source})",

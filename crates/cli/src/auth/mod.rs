@@ -32,7 +32,7 @@ pub struct AuthArgs {
 enum AuthCommand {
     /// List the auth profiles, where their secrets come from and whether they rest.
     List(list::ListArgs),
-    /// Add an API-key profile; the key is read from stdin, never from the command line.
+    /// Add an API-key profile: key from stdin, an env variable or a command, never argv.
     Add(add::AddArgs),
     /// Remove a profile and its state.
     Remove(remove::RemoveArgs),

@@ -34,4 +34,4 @@ pub use files::FileAuthStore;
 pub use manager::AuthProfileManager;
 pub use memory::InMemoryAuthStore;
 pub use provider::{is_cooldown_bypassed, provider_key};
-pub use secret::{SecretError, credential_secret};
+pub use secret::{COMMAND_REF_PROVIDER, SecretError, credential_secret};
