@@ -324,3 +324,66 @@ fn render(rows: &[ProfileRow]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn rows_follow_the_run_order_then_unusable_then_implicit()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let config = Config::from_value(json!({
+            "auth": {"order": {"acme": ["acme:b", "acme:a"]}},
+            "models": {"providers": {"acme": {"apiKey": "!pass acme"}}}
+        }))?;
+        let now = 1_700_000_000_000.0;
+        let snapshot = AuthSnapshot {
+            profiles: serde_json::from_value(json!({"version": 1, "profiles": {
+                "acme:a": {"type": "api_key", "provider": "acme", "key": "sk-a"},
+                "acme:c": {"type": "api_key", "provider": "acme"},
+                "acme:b": {"type": "api_key", "provider": "acme", "keyRef": "${B_KEY}"},
+                "other:x": {"type": "token", "provider": "other", "token": "t"}
+            }}))?,
+            state: serde_json::from_value(json!({"version": 1, "usageStats": {
+                "acme:b": {"cooldownUntil": now + 60_000.0, "cooldownReason": "rate_limit",
+                    "errorCount": 2, "lastUsed": now - 5.0},
+                "other:x": {"disabledUntil": now + 1.0, "disabledReason": "billing"}
+            }}))?,
+        };
+        let env = |name: &str| (name == "OPENAI_API_KEY").then(|| "sk-env".to_owned());
+        let rows = profile_rows(&config, &snapshot, now, &env);
+        let summary: Vec<(String, String, String)> = rows
+            .iter()
+            .map(|r| {
+                let state = match &r.state {
+                    ProfileState::Ok => "ok".to_owned(),
+                    ProfileState::CoolingDown { reason, .. } => format!("cooling {reason:?}"),
+                    ProfileState::Disabled { reason, .. } => format!("disabled {reason:?}"),
+                    ProfileState::Unusable { reason } => format!("unusable {reason}"),
+                };
+                (r.id.clone(), r.source.to_string(), state)
+            })
+            .collect();
+        let row = |id: &str, source: &str, state: &str| {
+            (id.to_owned(), source.to_owned(), state.to_owned())
+        };
+        assert_eq!(
+            summary,
+            vec![
+                row("acme:a", "file", "ok"),
+                row("acme:b", "env B_KEY", "cooling Some(\"rate_limit\")"),
+                row("acme:c", "no secret", "unusable missing_credential"),
+                row("acme (command)", "command", "ok"),
+                row("other:x", "file", "disabled Some(\"billing\")"),
+                row("openai (env OPENAI_API_KEY)", "env OPENAI_API_KEY", "ok"),
+            ]
+        );
+        assert_eq!(
+            (rows[1].error_count, rows[1].last_used),
+            (2, Some(now - 5.0))
+        );
+        Ok(())
+    }
+}
