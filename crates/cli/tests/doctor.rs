@@ -219,10 +219,11 @@ async fn fix_repairs_modes_stale_locks_and_orphaned_tool_calls() -> TestResult {
 
     let found = home.clawloop(&["doctor"], "").await?;
     let listing = text(&found.stdout);
-    assert_eq!(found.status.code(), Some(1), "{listing}");
+    // Warnings only: every run would still work.
+    assert_eq!(found.status.code(), Some(0), "{listing}");
     let expected = [
         format!(
-            "✗ auth file {} is mode 0644, open to group or others: `clawloop doctor --fix` sets 0600",
+            "! auth file {} is mode 0644, open to group or others: `clawloop doctor --fix` sets 0600",
             profiles.display()
         ),
         format!(

@@ -1,18 +1,14 @@
 //! Who can read the home and the auth files. The home and agent directories should be 0700
 //! and the auth files 0600, as the runner creates them; anything group- or world-accessible is
-//! reported, and a credentials file others can read is a failure. `--fix` tightens the modes.
+//! a warning (runs still work), and `--fix` tightens the modes.
 
 use std::path::Path;
 
 use super::layout::agent_roots;
 use super::report::{Report, Status};
 
-/// The files of an agent dir and whether each holds secrets.
-const AUTH_FILES: [(&str, bool); 3] = [
-    ("auth-profiles.json", true),
-    ("auth.json", true),
-    ("auth-state.json", false),
-];
+/// The auth files of an agent dir (credentials, legacy credentials, state).
+const AUTH_FILES: [&str; 3] = ["auth-profiles.json", "auth.json", "auth-state.json"];
 
 /// Checks (and with `fix`, repairs) the modes under `home`.
 #[cfg(unix)]
@@ -34,11 +30,10 @@ pub fn check(report: &mut Report, home: &Path, fix: bool) {
         if agent.is_dir() {
             problems += check_mode(report, &agent, "agent directory", 0o700, Status::Warn, fix);
         }
-        for (name, secret) in AUTH_FILES {
+        for name in AUTH_FILES {
             let file = agent.join(name);
             if file.is_file() {
-                let status = if secret { Status::Fail } else { Status::Warn };
-                problems += check_mode(report, &file, "auth file", 0o600, status, fix);
+                problems += check_mode(report, &file, "auth file", 0o600, Status::Warn, fix);
             }
         }
     }
