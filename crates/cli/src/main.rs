@@ -3,10 +3,12 @@
 //! Loads `<home>/config.toml`, wires the runner's HTTP providers, session store and built-in
 //! tools over the clawloop home (SPEC §2), and runs turns from a terminal or a script.
 
+mod auth;
 mod chat;
 mod compact;
 mod completions;
 mod config;
+mod doctor;
 mod env_setup;
 mod failure;
 mod hints;
@@ -58,6 +60,10 @@ enum Command {
     Models(models::ModelsArgs),
     /// Compact a session now: summarize its older history to free context.
     Compact(compact::CompactArgs),
+    /// Manage auth profiles: list, add, remove, reset.
+    Auth(auth::AuthArgs),
+    /// Check the config, credentials, permissions, providers, locks and transcripts.
+    Doctor(doctor::DoctorArgs),
 }
 
 impl Command {
@@ -71,7 +77,9 @@ impl Command {
             | Command::Logs(_)
             | Command::Completions(_)
             | Command::Sessions(_)
-            | Command::Models(_) => None,
+            | Command::Models(_)
+            | Command::Auth(_)
+            | Command::Doctor(_) => None,
         }
     }
 }
@@ -94,5 +102,7 @@ fn main() -> ExitCode {
         Command::Sessions(args) => sessions::main(args),
         Command::Models(args) => models::main(args),
         Command::Compact(args) => compact::main(args),
+        Command::Auth(args) => auth::main(args),
+        Command::Doctor(args) => doctor::main(args),
     }
 }

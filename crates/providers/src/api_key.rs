@@ -55,6 +55,12 @@ pub fn provider_env_key(provider: &str) -> Option<&'static str> {
         .map(|(_, key)| *key)
 }
 
+/// Every built-in provider with its conventional environment key, as `(provider, variable)`,
+/// sorted by provider.
+pub fn provider_env_keys() -> &'static [(&'static str, &'static str)] {
+    &PROVIDER_ENV_KEYS
+}
+
 /// Whether `provider` is used without an API key (Ollama).
 pub fn is_keyless_provider(provider: &str) -> bool {
     KEYLESS_PROVIDERS.contains(&provider)

@@ -119,7 +119,10 @@ pub use layout::{
     transcript_path,
 };
 pub use load::TornLine;
-pub use lock::{DEFAULT_LOCK_TIMEOUT, LockHolder, WriteLock, lock_path_for};
+pub use lock::{
+    DEFAULT_LOCK_TIMEOUT, LockFileState, LockHolder, WriteLock, inspect_lock_file, lock_path_for,
+    remove_stale_lock,
+};
 pub use options::SessionOptions;
 pub use store::{DeletedSession, SessionRecord, SessionStore, StoredSession};
 pub use summary::SessionSummary;

@@ -32,7 +32,10 @@ use crate::error::SessionError;
 use crate::process::{Liveness, liveness, own_start_time};
 use crate::time::format_iso;
 
+mod stale;
 mod wait_async;
+
+pub use stale::{LockFileState, inspect_lock_file, remove_stale_lock};
 
 /// How long a writer waits for another one by default (OpenClaw's session lock waits 10 s).
 pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);

@@ -31,6 +31,7 @@ use crate::scan::{Scanned, header_version, scan};
 use crate::time::format_iso;
 use crate::writer::Writer;
 
+mod dangling;
 mod open_async;
 mod rewrite;
 

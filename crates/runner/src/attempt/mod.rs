@@ -35,7 +35,6 @@ use clawloop_core::message::{AgentMessage, ContentBlock, UserContent, UserMessag
 use clawloop_core::model::StreamOptions;
 use clawloop_core::tool::{Tool, ToolContext};
 use clawloop_core::{StopReason, ThinkLevel};
-use clawloop_session::transforms::dangling_tool_call_results;
 use clawloop_session::{SessionEntry, SessionOptions};
 use clawloop_subscribe::{
     BlockReplyBreak, BreakPreference, ChunkingOptions, Subscription, SubscriptionOptions,
@@ -426,11 +425,7 @@ async fn prepare_session(
     transcript
         .try_with(move |t| {
             let is_new = t.entry_count() == 0;
-            let context = t.build_context();
-            let dangling = dangling_tool_call_results(&context.messages, now);
-            for result in dangling {
-                t.append_message(result)?;
-            }
+            t.answer_dangling_tool_calls(now)?;
             let mut orphaned_prompt = None;
             if let Some(SessionEntry::Message(entry)) = t.leaf_entry()
                 && let AgentMessage::User(user) = &entry.message

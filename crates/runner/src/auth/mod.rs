@@ -6,6 +6,7 @@
 //!   implementations (OpenClaw's `auth-profiles.json` + `auth-state.json`, or memory);
 //! * [`eligibility`], [`order`], [`cooldown`], [`mark`], [`unavailable`] — the decisions, as
 //!   pure functions of the stored data, the config and a time;
+//! * [`forget`] — clearing a removed profile out of the state;
 //! * [`AuthProfileManager`] — those decisions applied to a store at the clock's time.
 //!
 //! Not re-created: OpenClaw's usage probe for `openai-codex` rate limits
@@ -18,6 +19,7 @@ pub mod cooldown;
 pub mod eligibility;
 mod file_lock;
 pub mod files;
+pub mod forget;
 mod manager;
 pub mod mark;
 pub mod memory;
@@ -32,4 +34,4 @@ pub use files::FileAuthStore;
 pub use manager::AuthProfileManager;
 pub use memory::InMemoryAuthStore;
 pub use provider::{is_cooldown_bypassed, provider_key};
-pub use secret::{SecretError, credential_secret};
+pub use secret::{COMMAND_REF_PROVIDER, SecretError, credential_secret};

@@ -1,12 +1,22 @@
 //! The secret a profile authenticates with: an API key, a token or an OAuth access token,
 //! given inline or by reference (`keyRef` / `tokenRef`: an env template `"${NAME}"`, or
-//! `{"source": "env"|"file", "id": …}`). File references are read, so call this from a blocking
-//! context.
+//! `{"source": "env"|"file", "id": …}`). File references are read and command references run,
+//! so call this from a blocking context.
+//!
+//! Command references are clawloop's own: `{"source": "exec", "provider": "clawloop-command",
+//! "id": "<shell command>"}`, written by `clawloop auth add --command`; the key is the command's
+//! trimmed output, run like a configured `apiKey = "!command"` (`sh -c`, 10 s). OpenClaw's exec
+//! references name a configured secrets provider instead of a command; they are refused, never
+//! run as shell text.
 
 use clawloop_core::auth_store::Credential;
+use clawloop_providers::api_key::{ApiKeyResolver, EnvFn};
 use serde_json::Value;
 
 use crate::auth::eligibility::env_template_name;
+
+/// The `provider` of a command reference clawloop runs itself.
+pub const COMMAND_REF_PROVIDER: &str = "clawloop-command";
 
 /// Why a profile's secret could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -33,6 +43,14 @@ pub enum SecretError {
         /// The file.
         path: String,
         /// What the OS said.
+        reason: String,
+    },
+    /// The command of a command reference failed or printed no key.
+    #[error("auth profile {profile}: {reason}")]
+    Command {
+        /// The profile id.
+        profile: String,
+        /// What went wrong (never the command line, which may embed a secret).
         reason: String,
     },
     /// A reference kind clawloop does not run (`exec`).
@@ -102,6 +120,19 @@ pub fn credential_secret(
                             Ok(text)
                         }
                     }),
+                Some("exec")
+                    if map.get("provider").and_then(Value::as_str)
+                        == Some(COMMAND_REF_PROVIDER) =>
+                {
+                    let lookup = EnvFn(|name: &str| env(name));
+                    ApiKeyResolver::new(&lookup)
+                        .resolve_configured(profile, &format!("!{id}"))
+                        .map(|key| key.into_value())
+                        .map_err(|err| SecretError::Command {
+                            profile: profile.to_owned(),
+                            reason: err.to_string(),
+                        })
+                }
                 Some(other) => Err(SecretError::Unsupported {
                     profile: profile.to_owned(),
                     reference_source: other.to_owned(),
@@ -172,6 +203,24 @@ mod tests {
             ),
             (
                 json!({"type": "api_key", "provider": "openai", "keyRef": {"source": "exec", "id": "pass show x"}}),
+                Err(SecretError::Unsupported {
+                    profile: "p".to_owned(),
+                    reference_source: "exec".to_owned(),
+                }),
+            ),
+            (
+                json!({"type": "api_key", "provider": "openai", "keyRef": {"source": "exec", "provider": "clawloop-command", "id": "printf ' sk-cmd\\n'"}}),
+                Ok("sk-cmd".to_owned()),
+            ),
+            (
+                json!({"type": "api_key", "provider": "openai", "keyRef": {"source": "exec", "provider": "clawloop-command", "id": "exit 3"}}),
+                Err(SecretError::Command {
+                    profile: "p".to_owned(),
+                    reason: "apiKey command of provider \"p\" failed with exit code 3".to_owned(),
+                }),
+            ),
+            (
+                json!({"type": "api_key", "provider": "openai", "keyRef": {"source": "exec", "provider": "vault", "id": "echo no"}}),
                 Err(SecretError::Unsupported {
                     profile: "p".to_owned(),
                     reference_source: "exec".to_owned(),
