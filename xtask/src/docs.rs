@@ -56,6 +56,13 @@ fn render(value: &Value) -> String {
             let items: Vec<String> = items.iter().map(render).collect();
             format!("[{}]", items.join(", "))
         }
+        // A whole number of seconds reads as TOML's integer would (`600`, not `600.0`); both parse.
+        Value::Number(number) => match number.as_f64() {
+            Some(float) if number.is_f64() && float.fract() == 0.0 && float.abs() < 1e15 => {
+                format!("{float:.0}")
+            }
+            _ => number.to_string(),
+        },
         other => other.to_string(),
     }
 }
@@ -147,7 +154,7 @@ mod tests {
     fn rows_carry_type_default_and_description() {
         let table = reference_markdown();
         for row in [
-            "| `agents.defaults.timeoutSeconds` | number | `600.0` | The whole run's time limit in seconds; `0` = none. |",
+            "| `agents.defaults.timeoutSeconds` | number | `600` | The whole run's time limit in seconds; `0` = none. |",
             "| `agents.defaults.model.fallbacks` | array of string | `[]` | Models tried in order when the primary fails. |",
             "| `logging.level` | string | `\"info\"` |",
             "| `models.providers.<id>.apiKey` | string |  |",
