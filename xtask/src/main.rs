@@ -9,6 +9,8 @@
 //! * `cargo xtask bench [NAME]` runs the criterion benchmarks of one group, or of all;
 //! * `cargo xtask interop` checks pi's own `SessionManager` against clawloop's session files
 //!   (needs `node` and the npm package; exit status 2 when they are missing).
+//! * `cargo xtask real-llm` runs the release `clawloop` binary against a real local model
+//!   (llama.cpp's `llama-server`, built from source; opt-in, not part of CI).
 //!
 //! Exit status: 0 success, 1 failures, 2 usage errors or unparseable scenario files.
 
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
             }
         },
         Ok(Command::Interop(opts)) => interop::run(&opts),
+        Ok(Command::RealLlm(options)) => xtask::real_llm::run(&options),
         Ok(Command::Conformance(opts)) => match conformance::run(&opts, io::stdout().lock()) {
             Ok(exit) => exit as u8,
             // `… | head` closing the pipe is not worth a message; the status still says so.

@@ -50,6 +50,7 @@ pub mod stream_event;
 pub mod thinking_blocks;
 pub mod tokens;
 pub mod tool;
+pub mod tool_choice;
 // section A re-exports below this line
 pub use agent_event::{AgentEvent, CompactionReason, CompactionResult};
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -63,6 +64,7 @@ pub use model::{Api, Context, Model, StreamOptions, ToolDefinition};
 pub use provider::{AssistantEventStream, LlmStream};
 pub use stream_event::{AssistantMessageBuilder, AssistantMessageEvent};
 pub use tool::{AgentToolResult, BoxFuture, Tool, ToolContext, ToolError, ToolResult};
+pub use tool_choice::ToolChoice;
 
 // --- classification, thinking fallback, context window (section B) ------------------------
 pub mod classify;

@@ -306,6 +306,9 @@ pub struct StreamOptions {
     pub headers: BTreeMap<String, String>,
     /// Cancelling it aborts the request; the stream then ends with an `aborted` error event.
     pub cancel: CancellationToken,
+    /// Which tools the model may or must call; `None` sends nothing (the provider's `auto`).
+    /// Providers send it only when the request offers tools.
+    pub tool_choice: Option<crate::ToolChoice>,
 }
 
 impl StreamOptions {
@@ -331,6 +334,7 @@ impl fmt::Debug for StreamOptions {
             .field("session_id", &self.session_id)
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("cancelled", &self.cancel.is_cancelled())
+            .field("tool_choice", &self.tool_choice)
             .finish()
     }
 }

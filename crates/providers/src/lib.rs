@@ -71,6 +71,7 @@ pub mod replay;
 pub mod scripted_server;
 pub mod stream_driver;
 mod surrogates;
+mod tool_choice;
 pub mod transport;
 mod usage_count;
 mod whole_tool_call;

@@ -50,6 +50,19 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> 
             "tools".into(),
             Value::Array(convert_tools(&context.tools, oauth)),
         );
+        if let Some(choice) = &options.tool_choice {
+            let wire_name = |name: &str| {
+                if oauth {
+                    super::claude_code::to_claude_code_name(name)
+                } else {
+                    name.to_owned()
+                }
+            };
+            body.insert(
+                "tool_choice".into(),
+                crate::tool_choice::anthropic(choice, wire_name),
+            );
+        }
     }
     if let Some(thinking) = plan.thinking {
         body.insert("thinking".into(), thinking);

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use clawloop_core::model::InputKind;
-use clawloop_core::{Api, ModelCost};
+use clawloop_core::{Api, ModelCost, ToolChoice};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -92,6 +92,11 @@ pub struct ModelConfig {
     /// Compat flags, merged over the provider's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compat: Option<Value>,
+    /// The tool choice sent with the first model call after each user prompt
+    /// (`"auto"`, `"none"`, `"required"` or `{ name = "<tool>" }`); kept in the resolved
+    /// model's `extra` as `toolChoice`, read back by [`ToolChoice::configured`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ToolChoice>,
     /// Keys this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

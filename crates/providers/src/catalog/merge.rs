@@ -3,7 +3,7 @@
 //! models by id; any other entry defines a new provider.
 
 use clawloop_core::model::InputKind;
-use clawloop_core::{Api, Model, ModelCost};
+use clawloop_core::{Api, Model, ModelCost, ToolChoice};
 use serde_json::{Map, Value};
 
 use super::builtin::builtin_provider;
@@ -210,6 +210,12 @@ fn apply_model_config(
         .headers
         .extend(config.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
     model.compat = merge_compat(model.compat.take(), config.compat.as_ref());
+    if let Some(choice) = &config.tool_choice {
+        model.extra.insert(
+            ToolChoice::MODEL_KEY.to_owned(),
+            serde_json::to_value(choice).unwrap_or(Value::Null),
+        );
+    }
     if let Some(tokens) = config.context_tokens {
         model
             .extra

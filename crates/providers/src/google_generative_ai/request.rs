@@ -43,6 +43,9 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> 
             "tools".into(),
             json!([{ "functionDeclarations": declarations }]),
         );
+        if let Some(choice) = &options.tool_choice {
+            body.insert("toolConfig".into(), crate::tool_choice::gemini(choice));
+        }
     }
     let mut generation = Map::new();
     if let Some(t) = options.temperature {

@@ -56,6 +56,12 @@ pub fn build_body(
             })
             .collect();
         body.insert("tools".into(), Value::Array(tools));
+        if let Some(choice) = &options.tool_choice {
+            body.insert(
+                "tool_choice".into(),
+                crate::tool_choice::openai_completions(choice),
+            );
+        }
     } else if history_has_tools(&context.messages) {
         // LiteLLM and Anthropic-backed proxies reject tool history without a `tools` field.
         body.insert("tools".into(), Value::Array(Vec::new()));

@@ -75,6 +75,12 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> 
             })
             .collect();
         body.insert("tools".into(), Value::Array(tools));
+        if let Some(choice) = &options.tool_choice {
+            body.insert(
+                "tool_choice".into(),
+                crate::tool_choice::openai_responses(choice),
+            );
+        }
     }
     if model.reasoning {
         match reasoning_effort(model, options.reasoning) {

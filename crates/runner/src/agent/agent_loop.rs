@@ -300,6 +300,12 @@ impl<'a> Run<'a> {
         };
         let mut options = self.config.options.clone();
         options.cancel = self.cancel.clone();
+        if !answers_user_prompt(&context) {
+            // A forced choice (`required`, a named tool) on every call would leave the model no
+            // way to answer in text after a tool result, so it only constrains the call that
+            // answers the user's prompt; later calls of the turn are the provider's `auto`.
+            options.tool_choice = None;
+        }
         let mut stream = ensure_terminal(
             self.config.provider.stream(model, &context, options),
             initial,
@@ -386,4 +392,12 @@ impl<'a> Run<'a> {
                 .definitions(Dialect::for_api(&self.config.model.api)),
         })
     }
+}
+
+/// Whether this call answers a user prompt: the last message of its context is the user's.
+fn answers_user_prompt(context: &Context) -> bool {
+    matches!(
+        context.messages.last(),
+        Some(clawloop_core::Message::User(_))
+    )
 }

@@ -34,7 +34,7 @@ use clawloop_core::hooks::{
 use clawloop_core::message::{AgentMessage, ContentBlock, UserContent, UserMessage};
 use clawloop_core::model::StreamOptions;
 use clawloop_core::tool::{Tool, ToolContext};
-use clawloop_core::{StopReason, ThinkLevel};
+use clawloop_core::{StopReason, ThinkLevel, ToolChoice};
 use clawloop_session::{SessionEntry, SessionOptions};
 use clawloop_subscribe::{
     BlockReplyBreak, BreakPreference, ChunkingOptions, Subscription, SubscriptionOptions,
@@ -190,6 +190,8 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
         api_key: params.api_key.clone(),
         reasoning: (params.thinking != ThinkLevel::Off).then_some(params.thinking),
         session_id: Some(params.session_id.clone()),
+        // The agent loop sends it only on the call that answers a user prompt.
+        tool_choice: ToolChoice::configured(&params.model),
         ..StreamOptions::default()
     };
     options.cancel = run_cancel.clone();

@@ -1,0 +1,187 @@
+//! A recording HTTP proxy in front of `llama-server`: clawloop talks to it, it keeps every
+//! request body (what the model was really sent) and passes the bytes through unchanged, the
+//! streamed answer included. Each request gets its own upstream connection (`Connection:
+//! close`), so no request on a kept-alive connection goes unrecorded.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use super::outcome::{Failure, failed};
+
+/// The largest request head accepted.
+const MAX_HEAD: usize = 64 * 1024;
+
+/// One request as the proxy saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    /// The request target, e.g. `/v1/chat/completions`.
+    pub path: String,
+    /// The body as JSON (`Null` when it is not JSON).
+    pub body: Value,
+}
+
+/// The proxy; it stops with the runtime.
+#[derive(Debug)]
+pub struct RecordingProxy {
+    addr: SocketAddr,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+}
+
+impl RecordingProxy {
+    /// Listens on a free port of 127.0.0.1 and forwards to `upstream`.
+    pub async fn start(upstream: SocketAddr) -> Result<Self, Failure> {
+        let listener = match TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await {
+            Ok(listener) => listener,
+            Err(err) => return failed(format!("cannot start the recording proxy: {err}")),
+        };
+        let addr = match listener.local_addr() {
+            Ok(addr) => addr,
+            Err(err) => return failed(format!("cannot start the recording proxy: {err}")),
+        };
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&requests);
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                tokio::spawn(forward(client, upstream, Arc::clone(&log)));
+            }
+        });
+        Ok(RecordingProxy { addr, requests })
+    }
+
+    /// Its base URL.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Every request so far, in arrival order.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.requests.lock().clone()
+    }
+}
+
+/// Reads one request from `client`, records it and relays it and the answer. Errors end the
+/// connection; clawloop then reports a failed request, which a check shows.
+async fn forward(mut client: TcpStream, upstream: SocketAddr, log: Arc<Mutex<Vec<Recorded>>>) {
+    let Some((head, mut body)) = read_head(&mut client).await else {
+        return;
+    };
+    let Some(parsed) = parse_head(&head) else {
+        return;
+    };
+    while body.len() < parsed.content_length {
+        let mut buf = vec![0u8; parsed.content_length - body.len()];
+        match client.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => body.extend_from_slice(&buf[..n]),
+        }
+    }
+    log.lock().push(Recorded {
+        path: parsed.path,
+        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+    });
+    let Ok(mut server) = TcpStream::connect(upstream).await else {
+        return;
+    };
+    if server.write_all(parsed.rewritten.as_bytes()).await.is_err()
+        || server.write_all(&body).await.is_err()
+    {
+        return;
+    }
+    // The answer streams back as it comes; a client that hangs up (an interrupted run)
+    // closes the upstream connection too, which stops the generation.
+    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+}
+
+/// The request head (through the blank line) and whatever body bytes came with it.
+async fn read_head(client: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        let n = client.read(&mut buf).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        data.extend_from_slice(&buf[..n]);
+        if let Some(end) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            let body = data.split_off(end + 4);
+            return Some((String::from_utf8_lossy(&data).into_owned(), body));
+        }
+        if data.len() > MAX_HEAD {
+            return None;
+        }
+    }
+}
+
+/// What the proxy needs of a request head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    /// The request target.
+    pub path: String,
+    /// `Content-Length`, 0 when absent.
+    pub content_length: usize,
+    /// The head to send upstream: the same, with `Connection: close`.
+    pub rewritten: String,
+}
+
+/// Parses a request head; `None` when it is not HTTP/1.
+pub fn parse_head(head: &str) -> Option<Head> {
+    let mut lines = head.split("\r\n");
+    let request_line = lines.next()?;
+    let mut parts = request_line.split(' ');
+    let (_method, path, version) = (parts.next()?, parts.next()?, parts.next()?);
+    if !version.starts_with("HTTP/1") {
+        return None;
+    }
+    let mut rewritten = format!("{request_line}\r\n");
+    let mut content_length = 0;
+    for line in lines.filter(|l| !l.is_empty()) {
+        let (name, value) = line.split_once(':')?;
+        let name_lower = name.trim().to_ascii_lowercase();
+        if name_lower == "connection" {
+            continue;
+        }
+        if name_lower == "content-length" {
+            content_length = value.trim().parse().ok()?;
+        }
+        rewritten.push_str(line);
+        rewritten.push_str("\r\n");
+    }
+    rewritten.push_str("Connection: close\r\n\r\n");
+    Some(Head {
+        path: path.to_owned(),
+        content_length,
+        rewritten,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn the_head_keeps_everything_but_keep_alive() {
+        let head = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nconnection: keep-alive\r\n\
+                    Content-Length: 12\r\n\r\n";
+        assert_eq!(
+            parse_head(head),
+            Some(Head {
+                path: "/v1/chat/completions".to_owned(),
+                content_length: 12,
+                rewritten: "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n\
+                            Content-Length: 12\r\nConnection: close\r\n\r\n"
+                    .to_owned(),
+            })
+        );
+        assert_eq!(parse_head("PRI * HTTP/2.0\r\n\r\n"), None);
+        assert_eq!(
+            parse_head("POST / HTTP/1.1\r\nContent-Length: lots\r\n\r\n"),
+            None
+        );
+    }
+}
