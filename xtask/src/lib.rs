@@ -6,9 +6,12 @@
 //! * [`demo`] runs one whole agent turn of the real `clawloop` binary against a scripted
 //!   provider (no key, no network);
 //! * [`cli`] parses the command line by hand;
+//! * [`bench_e2e`] measures the turn overhead of the release `clawloop` binary against a
+//!   floor and its peers (`cargo xtask bench e2e`);
 //! * [`interop`] checks that pi's own `SessionManager` and clawloop read each other's session
 //!   files alike (needs `node`; not part of CI).
 
+pub mod bench_e2e;
 pub mod ci;
 pub mod cli;
 pub mod conformance;
