@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::harness::{Harness, TurnSample};
+use super::harness::{Harness, Strictness, TurnSample};
 use super::options::Options;
 use super::report::Row;
 use super::scenario::{Scenario, TOOL_FILE, clawloop_config};
@@ -31,7 +31,7 @@ pub async fn clawloop_and_floor(
         let run = |i: usize| clawloop_turn(clawloop, &home, harness, scenario, i);
         // The warm-up turn fills the page cache and gives the floor clawloop's request bodies.
         let (_, _, requests) = harness
-            .turn(scenario, run(0))
+            .turn(scenario, run(0), Strictness::Strict)
             .await
             .map_err(|e| format!("clawloop {}: {e}", scenario.name()))?;
         let floor_args = floor_arguments(harness, scenario, &requests)?;
@@ -39,7 +39,7 @@ pub async fn clawloop_and_floor(
         let mut theirs = Vec::new();
         for i in 1..=opts.runs {
             let (sample, measured, _) = harness
-                .turn(scenario, run(i))
+                .turn(scenario, run(i), Strictness::Strict)
                 .await
                 .map_err(|e| format!("clawloop {}: {e}", scenario.name()))?;
             let stdout = String::from_utf8_lossy(&measured.output.stdout);
@@ -54,7 +54,7 @@ pub async fn clawloop_and_floor(
             let mut floor_command = Command::new(floor);
             floor_command.args(&floor_args);
             let (sample, _, _) = harness
-                .turn(scenario, floor_command)
+                .turn(scenario, floor_command, Strictness::Strict)
                 .await
                 .map_err(|e| format!("floor {}: {e}", scenario.name()))?;
             theirs.push(sample);
