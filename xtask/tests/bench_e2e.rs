@@ -3,13 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::process::Command;
-
 use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use xtask::bench_e2e::floor_client;
-use xtask::bench_e2e::measure::{ChildUsage, Measurer};
+use xtask::bench_e2e::measure::ChildUsage;
+use xtask::bench_e2e::reaper;
 
 fn exchange(value: serde_json::Value) -> ScriptedExchange {
     serde_json::from_value(value).unwrap()
@@ -66,29 +65,29 @@ async fn floor_posts_each_body_and_reads_the_whole_stream() {
 #[test]
 fn measuring_process_reports_its_childs_exit_and_usage() {
     let dir = tempfile::tempdir().unwrap();
-    let measurer = Measurer {
-        xtask: env!("CARGO_BIN_EXE_xtask").into(),
-        report: dir.path().join("usage.json"),
-    };
-    let mut command = Command::new("sh");
-    command
-        .args(["-c", "echo \"out $BENCH_TEST\"; exit 3"])
-        .env("BENCH_TEST", "env-passed");
-    let measured = measurer.run(&command).unwrap();
-    let usage: ChildUsage = measured.usage;
-    assert_eq!(
-        (
-            usage.code,
-            String::from_utf8_lossy(&measured.output.stdout).into_owned()
-        ),
-        (Some(3), "out env-passed\n".to_owned())
-    );
+    let report = dir.path().join("usage.json");
+    let args: Vec<String> = [
+        report.display().to_string(),
+        "--".to_owned(),
+        "sh".to_owned(),
+        "-c".to_owned(),
+        "exit 3".to_owned(),
+    ]
+    .into();
+    reaper::run(&args).unwrap();
+    let usage: ChildUsage = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(usage.code, Some(3));
     assert!(
         usage.spawn_ns > 0 && usage.spawn_ns <= usage.exit_ns,
         "{usage:?}"
     );
     assert!(usage.max_rss_kib > 0, "{usage:?}");
 
-    let missing = measurer.run(&Command::new("/nonexistent/bench-program"));
+    let missing = reaper::run(&[
+        report.display().to_string(),
+        "--".to_owned(),
+        "/nonexistent/bench-program".to_owned(),
+    ]);
     assert!(missing.is_err(), "{missing:?}");
+    assert!(reaper::run(&["r".to_owned(), "sh".to_owned()]).is_err());
 }

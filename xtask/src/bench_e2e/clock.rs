@@ -3,18 +3,7 @@
 
 use std::time::Instant;
 
-/// CLOCK_MONOTONIC now, in nanoseconds; 0 if the clock cannot be read (it always can on
-/// Linux).
-pub fn monotonic_ns() -> u64 {
-    match nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC) {
-        Ok(ts) => {
-            let secs = u64::try_from(ts.tv_sec()).unwrap_or(0);
-            let nanos = u64::try_from(ts.tv_nsec()).unwrap_or(0);
-            secs.saturating_mul(1_000_000_000).saturating_add(nanos)
-        }
-        Err(_) => 0,
-    }
-}
+pub use super::reaper::monotonic_ns;
 
 /// Translates this process's `Instant`s to [`monotonic_ns`] values, so timestamps the
 /// scripted server took compare with the ones a measuring child reported.

@@ -1,17 +1,13 @@
 //! Per-process measurements: wall time, user+sys CPU and peak RSS of one child.
 //!
-//! The workspace forbids `unsafe`, and no safe crate API offers `wait4` with its rusage; so
-//! each measured command runs under a *measuring* process (`cargo xtask bench e2e --measure
-//! REPORT -- CMD…`, this same binary): it has exactly one child, so after reaping it
-//! `getrusage(RUSAGE_CHILDREN)` is that child's usage, peak RSS included. Times are
-//! CLOCK_MONOTONIC nanoseconds, which the bench process translates its server timestamps to.
+//! Each measured command runs under the small measuring process of [`super::reaper`]. Times
+//! are CLOCK_MONOTONIC nanoseconds, which the bench process translates its server
+//! timestamps to.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use serde::{Deserialize, Serialize};
-
-use super::clock::monotonic_ns;
 
 /// What the measuring process reports about its one child.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,61 +49,6 @@ pub fn ns_to_ms(ns: u64) -> f64 {
     ns as f64 / 1e6
 }
 
-/// The measuring process's side: spawns `argv` with this process's stdio, waits, and writes
-/// its [`ChildUsage`] as JSON to `report`. Returns the exit status for this process.
-pub fn measure_main(report: &Path, argv: &[String]) -> u8 {
-    let Some((program, args)) = argv.split_first() else {
-        eprintln!("xtask bench e2e --measure: no command to run");
-        return 2;
-    };
-    let mut command = Command::new(program);
-    command.args(args);
-    let spawn_ns = monotonic_ns();
-    let status = match command.status() {
-        Ok(status) => status,
-        Err(e) => {
-            eprintln!("xtask bench e2e --measure: cannot run {program}: {e}");
-            return 1;
-        }
-    };
-    let exit_ns = monotonic_ns();
-    let usage = match nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN) {
-        Ok(usage) => usage,
-        Err(e) => {
-            eprintln!("xtask bench e2e --measure: getrusage failed: {e}");
-            return 1;
-        }
-    };
-    let micros = |tv: nix::sys::time::TimeVal| {
-        u64::try_from(tv.tv_sec())
-            .unwrap_or(0)
-            .saturating_mul(1_000_000)
-            .saturating_add(u64::try_from(tv.tv_usec()).unwrap_or(0))
-    };
-    let child = ChildUsage {
-        spawn_ns,
-        exit_ns,
-        user_us: micros(usage.user_time()),
-        sys_us: micros(usage.system_time()),
-        // Linux reports ru_maxrss in KiB.
-        max_rss_kib: u64::try_from(usage.max_rss()).unwrap_or(0),
-        code: status.code(),
-    };
-    let written = serde_json::to_vec(&child)
-        .map_err(std::io::Error::other)
-        .and_then(|json| std::fs::write(report, json));
-    match written {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!(
-                "xtask bench e2e --measure: cannot write {}: {e}",
-                report.display()
-            );
-            1
-        }
-    }
-}
-
 /// One measured command as the bench process sees it.
 #[derive(Debug)]
 pub struct Measured {
@@ -120,8 +61,8 @@ pub struct Measured {
 /// How to run a command under the measuring process.
 #[derive(Debug, Clone)]
 pub struct Measurer {
-    /// This xtask binary.
-    pub xtask: PathBuf,
+    /// The measuring process, `bench-reaper` (see [`super::reaper`]).
+    pub reaper: PathBuf,
     /// Where the measuring process writes its report.
     pub report: PathBuf,
 }
@@ -131,9 +72,8 @@ impl Measurer {
     /// it) under the measuring process and returns what it measured. Blocking.
     pub fn run(&self, command: &Command) -> Result<Measured, String> {
         let program = command.get_program().to_string_lossy().into_owned();
-        let mut wrapper = Command::new(&self.xtask);
+        let mut wrapper = Command::new(&self.reaper);
         wrapper
-            .args(["bench", "e2e", "--measure"])
             .arg(&self.report)
             .arg("--")
             .arg(command.get_program())

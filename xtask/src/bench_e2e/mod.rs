@@ -12,6 +12,7 @@ pub mod measure;
 pub mod options;
 pub mod peers;
 pub mod readme_block;
+pub mod reaper;
 pub mod report;
 pub mod runs;
 pub mod scenario;
@@ -31,9 +32,6 @@ use self::report::{E2eReport, check_targets, merge_section, render};
 
 /// Runs the command; returns the exit status (0 measured, 1 a run failed, 2 usage).
 pub fn run(opts: &Options) -> u8 {
-    if let Some((report, command)) = &opts.measure {
-        return measure::measure_main(report, command);
-    }
     match run_bench(opts) {
         Ok(()) => 0,
         Err(err) => {
@@ -59,11 +57,10 @@ fn run_bench(opts: &Options) -> Result<(), String> {
         .map_err(|e| format!("cannot create {}: {e}", bench_dir.display()))?;
     let clawloop = build_clawloop(&root, &target)?;
     let floor = build_floor(&root, &bench_dir)?;
-    let xtask =
-        std::env::current_exe().map_err(|e| format!("cannot locate the xtask binary: {e}"))?;
+    let reaper = build_reaper(&bench_dir)?;
     let scratch = tempfile::tempdir().map_err(|e| format!("cannot create a temp dir: {e}"))?;
     let measurer = Measurer {
-        xtask,
+        reaper,
         report: scratch.path().join("usage.json"),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -153,6 +150,55 @@ fn build_floor(root: &Path, bench_dir: &Path) -> Result<PathBuf, String> {
     } else {
         Err(format!(
             "rustc could not build the floor client {}: {}",
+            source.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    }
+}
+
+/// Compiles the measuring process ([`reaper`]) on its own with `rustc -O`, linked against
+/// the `nix` rlib this xtask binary was built with (same compiler, same features).
+fn build_reaper(bench_dir: &Path) -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot locate xtask: {e}"))?;
+    let deps = exe
+        .parent()
+        .map(|dir| dir.join("deps"))
+        .ok_or_else(|| format!("no deps directory next to {}", exe.display()))?;
+    let newest_nix = std::fs::read_dir(&deps)
+        .map_err(|e| format!("cannot list {}: {e}", deps.display()))?
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            name.starts_with("libnix-") && name.ends_with(".rlib")
+        })
+        .max_by_key(|entry| entry.metadata().and_then(|m| m.modified()).ok())
+        .map(|entry| entry.path())
+        .ok_or_else(|| format!("no libnix-*.rlib in {}", deps.display()))?;
+    let source = discover::workspace_root().join("xtask/src/bench_e2e/reaper.rs");
+    let binary = bench_dir.join(format!("bench-reaper{}", std::env::consts::EXE_SUFFIX));
+    let output = Command::new("rustc")
+        .args([
+            "--edition",
+            "2024",
+            "--crate-type",
+            "bin",
+            "-C",
+            "opt-level=3",
+        ])
+        .args(["--crate-name", "bench_reaper", "--extern"])
+        .arg(format!("nix={}", newest_nix.display()))
+        .arg("-L")
+        .arg(format!("dependency={}", deps.display()))
+        .arg("-o")
+        .arg(&binary)
+        .arg(&source)
+        .output()
+        .map_err(|e| format!("could not start rustc for the measuring process: {e}"))?;
+    if output.status.success() {
+        Ok(binary)
+    } else {
+        Err(format!(
+            "rustc could not build the measuring process {}: {}",
             source.display(),
             String::from_utf8_lossy(&output.stderr).trim()
         ))

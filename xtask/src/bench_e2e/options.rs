@@ -1,14 +1,11 @@
 //! The arguments of `cargo xtask bench e2e`.
 
-use std::path::PathBuf;
-
 /// Runs per clawloop/floor row by default.
 pub const DEFAULT_RUNS: usize = 20;
 /// Runs per peer row by default (peers are slow).
 pub const DEFAULT_PEER_RUNS: usize = 3;
 
-/// `bench e2e [--quick] [--runs N] [--peer-runs N] [--no-peers]`, or the internal
-/// `bench e2e --measure REPORT -- CMD…` the bench runs each measured command under.
+/// `bench e2e [--quick] [--runs N] [--peer-runs N] [--no-peers]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// One run per row, no warm-up, no peers.
@@ -19,8 +16,6 @@ pub struct Options {
     pub peer_runs: usize,
     /// Measure pi, codex and OpenClaw when node is available.
     pub peers: bool,
-    /// Internal: measure one command and write the usage to this file.
-    pub measure: Option<(PathBuf, Vec<String>)>,
 }
 
 impl Default for Options {
@@ -30,7 +25,6 @@ impl Default for Options {
             runs: DEFAULT_RUNS,
             peer_runs: DEFAULT_PEER_RUNS,
             peers: true,
-            measure: None,
         }
     }
 }
@@ -56,20 +50,6 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
                 } else {
                     opts.peer_runs = n;
                 }
-            }
-            "--measure" => {
-                let report = rest
-                    .next()
-                    .ok_or_else(|| "--measure needs a report file".to_owned())?;
-                if rest.next().map(String::as_str) != Some("--") {
-                    return Err("--measure REPORT must be followed by -- and a command".to_owned());
-                }
-                let command: Vec<String> = rest.cloned().collect();
-                if command.is_empty() {
-                    return Err("--measure needs a command after --".to_owned());
-                }
-                opts.measure = Some((PathBuf::from(report), command));
-                return Ok(opts);
             }
             other => return Err(format!("unknown argument {other:?} for bench e2e")),
         }
@@ -114,19 +94,6 @@ mod tests {
                 ..Options::default()
             })
         );
-        assert_eq!(
-            parse(&args(&[
-                "--measure",
-                "r.json",
-                "--",
-                "clawloop",
-                "--version"
-            ])),
-            Ok(Options {
-                measure: Some((PathBuf::from("r.json"), args(&["clawloop", "--version"]))),
-                ..Options::default()
-            })
-        );
     }
 
     #[test]
@@ -135,9 +102,6 @@ mod tests {
             &["--runs"][..],
             &["--runs", "0"],
             &["--runs", "x"],
-            &["--measure", "r.json"],
-            &["--measure", "r.json", "--"],
-            &["--measure", "r.json", "cmd"],
             &["--frob"],
         ] {
             assert!(parse(&args(bad)).is_err(), "{bad:?}");

@@ -202,8 +202,8 @@ fn install(peer: &Peer, dir: &Path) -> Result<PathBuf, String> {
             "npm install {package} failed: {}",
             String::from_utf8_lossy(&output.stderr)
                 .lines()
-                .last()
-                .unwrap_or_default()
+                .rfind(|l| l.starts_with("npm error") && !l.contains("complete log"))
+                .unwrap_or("no error message")
         );
     }
     Err(last)

@@ -43,11 +43,25 @@ pub async fn clawloop_and_floor(
                 .await
                 .map_err(|e| format!("clawloop {}: {e}", scenario.name()))?;
             let stdout = String::from_utf8_lossy(&measured.output.stdout);
-            if stdout.trim_end() != scenario.reply_text() {
+            // `--print` may cut a long reply into blocks on separate lines: compare words.
+            let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+            if words != scenario.reply_text() {
+                let expected = scenario.reply_text();
+                let at = words
+                    .bytes()
+                    .zip(expected.bytes())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(words.len().min(expected.len()));
+                let near = |text: &str| {
+                    text.get(at.saturating_sub(20)..(at + 20).min(text.len()))
+                        .unwrap_or_default()
+                        .to_owned()
+                };
                 return Err(format!(
-                    "clawloop {} printed something else than the scripted reply ({} bytes)",
+                    "clawloop {} printed something else than the scripted reply: at byte {at}, {:?} instead of {:?}",
                     scenario.name(),
-                    stdout.len()
+                    near(&words),
+                    near(&expected)
                 ));
             }
             ours.push(sample);
