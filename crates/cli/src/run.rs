@@ -131,7 +131,9 @@ fn read_stdin() -> Result<String, String> {
 }
 
 fn run_turn(args: &RunArgs, env: TurnEnv, request: TurnRequest) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    // One turn is one chain of awaits (blocking work goes to the blocking pool): worker
+    // threads would only add start-up work, thread stacks and cross-thread wake-ups.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
