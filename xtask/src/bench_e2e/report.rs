@@ -235,6 +235,7 @@ mod tests {
                 cores: 2,
                 ram_gib: 23.5,
                 kernel: "6.1.0".to_owned(),
+                load_average: 0.5,
             },
             runs: 3,
             targets: check_targets(&rows),
