@@ -21,6 +21,11 @@ commands:
   bench [NAME]
       run `cargo bench` for benchmark group NAME (e.g. subscribe; an unknown name lists
       them), or for every group
+  bench e2e [--quick] [--runs N] [--peer-runs N] [--no-peers]
+      turn overhead of the release clawloop binary vs a minimal client (and pi, codex,
+      OpenClaw when node is on PATH, not in CI): prints a table, writes bench/report.json
+      in the target directory and the README performance section (--quick: 1 run, no
+      peers, README untouched)
   interop [--pi-dir DIR] [--install] [--keep]
       check that pi's own SessionManager (npm @mariozechner/pi-coding-agent@0.58.3, needs
       node; not part of ci) and clawloop read each other's session files alike. DIR is the
@@ -54,6 +59,8 @@ pub enum Command {
     /// `bench [NAME]`: one benchmark group, or all of them for `None`. The name is checked
     /// against the groups when the command runs.
     Bench(Option<String>),
+    /// `bench e2e …`: turn overhead of the clawloop binary.
+    BenchE2e(crate::bench_e2e::Options),
     /// `interop [--pi-dir DIR] [--install] [--keep]`
     Interop(crate::interop::Options),
     /// `docs [--check]`: write (or with `true`, check) README.md's configuration reference.
@@ -121,6 +128,9 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
     match args {
         [] => Ok(Command::Bench(None)),
         [a, ..] if is_help(a) => Ok(Command::Help),
+        [e2e, rest @ ..] if e2e == "e2e" => {
+            crate::bench_e2e::parse(rest).map_or_else(usage_error, |o| Ok(Command::BenchE2e(o)))
+        }
         [name] if name.starts_with('-') => {
             usage_error(format!("unknown argument {name:?} for bench"))
         }
@@ -326,6 +336,11 @@ mod tests {
             Command::Bench(Some("subscribe".to_owned()))
         );
         assert_eq!(parse(&args(&["bench", "-h"])).unwrap(), Command::Help);
+        assert_eq!(
+            parse(&args(&["bench", "e2e", "--quick"])).unwrap(),
+            Command::BenchE2e(crate::bench_e2e::parse(&args(&["--quick"])).unwrap())
+        );
+        assert!(parse(&args(&["bench", "e2e", "--frob"])).is_err());
         assert_eq!(
             parse(&args(&["interop"])).unwrap(),
             Command::Interop(crate::interop::Options::default())

@@ -7,11 +7,14 @@
 //!   provider (no key, no network);
 //! * [`docs`] generates README.md's configuration reference from the config types;
 //! * [`cli`] parses the command line by hand;
+//! * [`bench_e2e`] measures the turn overhead of the release `clawloop` binary against a
+//!   floor and its peers (`cargo xtask bench e2e`);
 //! * [`interop`] checks that pi's own `SessionManager` and clawloop read each other's session
 //!   files alike (needs `node`; not part of CI);
 //! * [`real_llm`] runs the real `clawloop` binary against a real local model served by
 //!   llama.cpp (opt-in; not part of CI).
 
+pub mod bench_e2e;
 pub mod ci;
 pub mod cli;
 pub mod conformance;

@@ -7,6 +7,7 @@
 //! * `cargo xtask ci` runs formatting, lints, tests and conformance, stopping at the first
 //!   failure;
 //! * `cargo xtask bench [NAME]` runs the criterion benchmarks of one group, or of all;
+//! * `cargo xtask bench e2e` measures the turn overhead of the release `clawloop` binary;
 //! * `cargo xtask interop` checks pi's own `SessionManager` against clawloop's session files
 //!   (needs `node` and the npm package; exit status 2 when they are missing).
 //! * `cargo xtask real-llm` runs the release `clawloop` binary against a real local model
@@ -18,7 +19,7 @@ use std::io;
 use std::process::ExitCode;
 
 use xtask::cli::{self, Command, USAGE};
-use xtask::{ci, conformance, demo, docs, interop};
+use xtask::{bench_e2e, ci, conformance, demo, docs, interop};
 
 mod bench;
 
@@ -43,6 +44,7 @@ fn main() -> ExitCode {
                 2
             }
         },
+        Ok(Command::BenchE2e(opts)) => bench_e2e::run(&opts),
         Ok(Command::Interop(opts)) => interop::run(&opts),
         Ok(Command::RealLlm(options)) => xtask::real_llm::run(&options),
         Ok(Command::Conformance(opts)) => match conformance::run(&opts, io::stdout().lock()) {

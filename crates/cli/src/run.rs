@@ -93,7 +93,9 @@ pub fn main(args: RunArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    // One turn is one chain of awaits (blocking work goes to the blocking pool): worker
+    // threads would only add start-up work, thread stacks and cross-thread wake-ups.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

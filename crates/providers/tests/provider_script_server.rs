@@ -371,3 +371,39 @@ async fn parallel_requests_match_in_any_order() {
     }
     assert!(server.end_turn().is_clean());
 }
+
+#[tokio::test]
+async fn timings_follow_each_exchange_in_arrival_order() {
+    let server = ProviderScriptServer::start().await.unwrap();
+    server.begin_turn(vec![
+        exchange(json!({"reply": {"textChunks": ["a", "b", "c"]}})),
+        exchange(json!({"reply": {"text": "second"}})),
+    ]);
+    let url = format!("{}/v1/chat/completions", server.provider_url("acme"));
+    let before = Instant::now();
+    let first = post(&url, r#"{"model":"m1","messages":[]}"#, &[]).await;
+    let between = Instant::now();
+    let second = post(&url, r#"{"model":"m1","messages":[]}"#, &[]).await;
+    let after = Instant::now();
+    assert_eq!((first.0, second.0), (200, 200));
+    // The server records an exchange just after its last write, which can be after the
+    // client has read the end of the body: wait until both are recorded.
+    let mut timings = server.timings();
+    for _ in 0..1000 {
+        if timings.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        timings = server.timings();
+    }
+    assert_eq!(timings.len(), 2, "{timings:?}");
+    // Each request arrives inside the client call that made it, and is answered after.
+    let windows = [(before, between), (between, after)];
+    for (timing, (start, end)) in timings.iter().zip(windows) {
+        let answered = timing.answered.unwrap();
+        assert!(
+            start <= timing.received && timing.received <= end && timing.received <= answered,
+            "{timing:?} not within {start:?}..{end:?}"
+        );
+    }
+}

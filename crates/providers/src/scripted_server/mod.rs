@@ -46,6 +46,7 @@ mod responder;
 mod response;
 mod rule_server;
 mod server;
+mod timing;
 mod turn_report;
 mod url_text;
 mod wire_replay;
@@ -65,6 +66,7 @@ pub use responder::Responder;
 pub use response::{Chunking, ScriptedResponse, Stall};
 pub use rule_server::{ProviderRuleServer, ReplyRule, RuledExchange};
 pub use server::{ScriptedServer, UNSCRIPTED_BODY};
+pub use timing::ExchangeTiming;
 pub use turn_report::TurnReport;
 pub use wire_replay::{
     SplitRng, WIRE_SPLIT_SEED, WireBody, WireRun, collect_events, replay_wire, wire_content_type,

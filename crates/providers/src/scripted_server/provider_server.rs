@@ -152,6 +152,11 @@ impl ProviderScriptServer {
     pub fn client_disconnects(&self) -> usize {
         self.server.client_disconnects()
     }
+    /// When each finished exchange's request arrived and its response was done, in arrival
+    /// order (see [`ScriptedServer::timings`]).
+    pub fn timings(&self) -> Vec<super::ExchangeTiming> {
+        self.server.timings()
+    }
 }
 
 /// Chooses each response from the shared script.

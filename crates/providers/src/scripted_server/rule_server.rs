@@ -118,6 +118,11 @@ impl ProviderRuleServer {
     pub fn client_disconnects(&self) -> usize {
         self.server.client_disconnects()
     }
+    /// When each finished exchange's request arrived and its response was done, in arrival
+    /// order (see [`ScriptedServer::timings`]).
+    pub fn timings(&self) -> Vec<super::ExchangeTiming> {
+        self.server.timings()
+    }
 }
 
 /// Asks the rule, plays its reply and keeps the record.

