@@ -21,6 +21,10 @@ commands:
   bench [NAME]
       run `cargo bench` for benchmark group NAME (e.g. subscribe; an unknown name lists
       them), or for every group
+  bench scale [--quick]
+      session scale, 1 000 concurrent turns, stream scale and a long run through the runner
+      (release build); prints a table and writes bench/scale.json in the target directory;
+      --quick scales every count down 10×
   interop [--pi-dir DIR] [--install] [--keep]
       check that pi's own SessionManager (npm @mariozechner/pi-coding-agent@0.58.3, needs
       node; not part of ci) and clawloop read each other's session files alike. DIR is the
@@ -43,6 +47,8 @@ pub enum Command {
     /// `bench [NAME]`: one benchmark group, or all of them for `None`. The name is checked
     /// against the groups when the command runs.
     Bench(Option<String>),
+    /// `bench scale [--quick]`
+    BenchScale(crate::bench_scale::Options),
     /// `interop [--pi-dir DIR] [--install] [--keep]`
     Interop(crate::interop::Options),
     /// `help`, `-h`, `--help`
@@ -95,12 +101,25 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
     match args {
         [] => Ok(Command::Bench(None)),
         [a, ..] if is_help(a) => Ok(Command::Help),
+        [scale, rest @ ..] if scale == "scale" => parse_bench_scale(rest),
         [name] if name.starts_with('-') => {
             usage_error(format!("unknown argument {name:?} for bench"))
         }
         [name] => Ok(Command::Bench(Some(name.clone()))),
         [_, extra, ..] => usage_error(format!("bench takes one group name, got {extra:?} too")),
     }
+}
+
+fn parse_bench_scale(args: &[String]) -> Result<Command, UsageError> {
+    let mut opts = crate::bench_scale::Options::default();
+    for arg in args {
+        match arg.as_str() {
+            a if is_help(a) => return Ok(Command::Help),
+            "--quick" => opts.quick = true,
+            a => return usage_error(format!("unknown argument {a:?} for bench scale")),
+        }
+    }
+    Ok(Command::BenchScale(opts))
 }
 
 fn parse_interop(args: &[String]) -> Result<Command, UsageError> {
@@ -250,6 +269,8 @@ mod tests {
             &["demo", "extra"],
             &["bench", "subscribe", "session"],
             &["bench", "--quick"],
+            &["bench", "scale", "--slow"],
+            &["bench", "scale", "extra"],
             &["interop", "--pi-dir"],
             &["interop", "--pi-dir="],
             &["interop", "--frob"],
@@ -277,6 +298,14 @@ mod tests {
             Command::Bench(Some("subscribe".to_owned()))
         );
         assert_eq!(parse(&args(&["bench", "-h"])).unwrap(), Command::Help);
+        assert_eq!(
+            parse(&args(&["bench", "scale"])).unwrap(),
+            Command::BenchScale(crate::bench_scale::Options { quick: false })
+        );
+        assert_eq!(
+            parse(&args(&["bench", "scale", "--quick"])).unwrap(),
+            Command::BenchScale(crate::bench_scale::Options { quick: true })
+        );
         assert_eq!(
             parse(&args(&["interop"])).unwrap(),
             Command::Interop(crate::interop::Options::default())

@@ -5,10 +5,13 @@
 //! * [`ci`] runs formatting, lints, tests and conformance, stopping at the first failure;
 //! * [`demo`] runs one whole agent turn of the real `clawloop` binary against a scripted
 //!   provider (no key, no network);
+//! * [`bench_scale`] measures session scale, concurrency, stream scale and long runs
+//!   through the runner (`cargo xtask bench scale`);
 //! * [`cli`] parses the command line by hand;
 //! * [`interop`] checks that pi's own `SessionManager` and clawloop read each other's session
 //!   files alike (needs `node`; not part of CI).
 
+pub mod bench_scale;
 pub mod ci;
 pub mod cli;
 pub mod conformance;

@@ -6,6 +6,8 @@
 //! * `cargo xtask ci` runs formatting, lints, tests and conformance, stopping at the first
 //!   failure;
 //! * `cargo xtask bench [NAME]` runs the criterion benchmarks of one group, or of all;
+//! * `cargo xtask bench scale [--quick]` runs the scale benchmarks (sessions, concurrency,
+//!   streams, long runs) through the runner and writes `bench/scale.json`;
 //! * `cargo xtask interop` checks pi's own `SessionManager` against clawloop's session files
 //!   (needs `node` and the npm package; exit status 2 when they are missing).
 //!
@@ -15,7 +17,7 @@ use std::io;
 use std::process::ExitCode;
 
 use xtask::cli::{self, Command, USAGE};
-use xtask::{ci, conformance, demo, interop};
+use xtask::{bench_scale, ci, conformance, demo, interop};
 
 mod bench;
 
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
                 2
             }
         },
+        Ok(Command::BenchScale(opts)) => bench_scale::main(opts),
         Ok(Command::Interop(opts)) => interop::run(&opts),
         Ok(Command::Conformance(opts)) => match conformance::run(&opts, io::stdout().lock()) {
             Ok(exit) => exit as u8,
