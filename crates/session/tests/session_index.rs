@@ -109,3 +109,30 @@ async fn recording_a_turn_for_an_unknown_key_names_it() {
         .unwrap_err();
     assert!(err.message.contains("ghost"), "{}", err.message);
 }
+
+#[tokio::test]
+async fn binding_a_known_key_leaves_the_store_file_alone() {
+    use std::os::unix::fs::MetadataExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let index: &dyn SessionIndex = &store;
+    let first = index.bind("main").await.unwrap();
+    index.bind("other").await.unwrap();
+    let path = store.store_path();
+    let (before, inode) = (
+        std::fs::read(&path).unwrap(),
+        std::fs::metadata(&path).unwrap().ino(),
+    );
+    for _ in 0..3 {
+        let again = index.bind("main").await.unwrap();
+        assert_eq!(
+            (again.session_id.as_str(), again.created),
+            (first.session_id.as_str(), false)
+        );
+    }
+    // An atomic rewrite replaces the file (a new inode) even when the bytes are the same.
+    assert_eq!(std::fs::metadata(&path).unwrap().ino(), inode);
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    assert!(!dir.path().join("sessions.json.lock").exists());
+}

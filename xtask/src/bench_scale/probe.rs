@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use clawloop_core::StopReason;
+use clawloop_core::agent_event::AgentEvent;
 use clawloop_core::message::{
     AgentMessage, AssistantMessage, ContentBlock, ToolCall, ToolResultMessage, UserMessage,
 };
@@ -23,6 +24,7 @@ use clawloop_runner::turn::{
 };
 use clawloop_session::{FsyncPolicy, SessionOptions, Transcript};
 use clawloop_subscribe::{BlockReply, SubscriptionSink};
+use clawloop_tools::execute::EventSink;
 use serde_json::json;
 
 use super::proc_stats::{cpu_seconds, reset_peak_rss, rss};
@@ -88,6 +90,12 @@ async fn turn(env: &TurnEnv, key: &str, prompt: &str, io: TurnIo) -> Result<Turn
     }
 }
 
+/// Whether two texts hold the same words: block replies are cut at paragraph breaks and
+/// trimmed, so the reply's whitespace differs from the model's.
+fn same_words(a: &str, b: &str) -> bool {
+    a.split_whitespace().eq(b.split_whitespace())
+}
+
 fn millis(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
@@ -151,7 +159,20 @@ pub async fn session_scale(url: &str, entries: usize) -> Result<SessionScale, St
     let started = Instant::now();
     let outcome = turn(&env, key, "bench:chat 400", TurnIo::default()).await;
     let turn_ms = millis(started);
-    let turn_ok = outcome.is_ok_and(|s| s.run_result.reply_text() == rule::streamed_text(400));
+    let turn_ok = match outcome {
+        Ok(success) => {
+            let reply = success.run_result.reply_text();
+            let ok = same_words(&reply, &rule::streamed_text(400));
+            if !ok {
+                eprintln!("session: the turn answered {:?}", reply.get(..200).unwrap_or(&reply));
+            }
+            ok
+        }
+        Err(e) => {
+            eprintln!("session: the turn failed: {e}");
+            false
+        }
+    };
     Ok(SessionScale {
         entries: entries as u64,
         file_bytes,
@@ -380,6 +401,27 @@ pub async fn stream(url: &str, bytes: usize) -> Result<StreamRun, String> {
     })
 }
 
+/// An event sink counting compactions made and failed (the first failure is printed).
+fn compaction_events(made: Arc<AtomicU64>, failed: Arc<AtomicU64>) -> EventSink {
+    Arc::new(move |event: AgentEvent| {
+        if let AgentEvent::AutoCompactionEnd {
+            result,
+            error_message,
+            ..
+        } = event
+        {
+            if result.is_some() {
+                made.fetch_add(1, Ordering::Relaxed);
+            }
+            if let Some(message) = error_message
+                && failed.fetch_add(1, Ordering::Relaxed) == 0
+            {
+                eprintln!("long run: a compaction failed: {message}");
+            }
+        }
+    })
+}
+
 /// Benchmark 6: `turns` turns of one session with a small context window, so it compacts.
 pub async fn long_run(url: &str, turns: usize) -> Result<LongRun, String> {
     let dir = scratch()?;
@@ -395,15 +437,36 @@ pub async fn long_run(url: &str, turns: usize) -> Result<LongRun, String> {
     let mut text = TextGen(0x10c);
     let early_turn = (turns / 10).max(1);
     let (mut errors, mut compactions) = (0, 0);
+    let (made, failed) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
     let (mut rss_early_kb, mut early_turn_ms, mut late_started) = (0, 0.0, None);
     let started = Instant::now();
     for n in 1..=turns {
         let prompt = format!("bench:chat 1200 {}", text.words(400));
-        match turn(&env, key, &prompt, TurnIo::default()).await {
-            Ok(success) if success.run_result.reply_text() == rule::streamed_text(1200) => {
+        let io = TurnIo {
+            events: Some(compaction_events(Arc::clone(&made), Arc::clone(&failed))),
+            ..TurnIo::default()
+        };
+        match turn(&env, key, &prompt, io).await {
+            Ok(success)
+                if same_words(&success.run_result.reply_text(), &rule::streamed_text(1200)) =>
+            {
                 compactions += u64::from(success.auto_compaction_completed);
             }
-            _ => errors += 1,
+            Ok(success) => {
+                if errors == 0 {
+                    eprintln!(
+                        "long run: turn {n} answered {:?}",
+                        success.run_result.reply_text().get(..80)
+                    );
+                }
+                errors += 1;
+            }
+            Err(e) => {
+                if errors == 0 {
+                    eprintln!("long run: turn {n} failed: {e}");
+                }
+                errors += 1;
+            }
         }
         if n == early_turn {
             rss_early_kb = rss()?.now_kb;
@@ -412,6 +475,13 @@ pub async fn long_run(url: &str, turns: usize) -> Result<LongRun, String> {
         if n == turns - early_turn {
             late_started = Some(Instant::now());
         }
+    }
+    // Compactions the events saw, in case a turn made more than one.
+    compactions = compactions.max(made.load(Ordering::Relaxed));
+    let failed = failed.load(Ordering::Relaxed);
+    if failed > 0 {
+        eprintln!("long run: {failed} compactions failed");
+        errors += failed;
     }
     let late_turn_ms = late_started.map_or(0.0, |t| millis(t) / early_turn as f64);
     let wall_s = started.elapsed().as_secs_f64();
