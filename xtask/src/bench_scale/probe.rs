@@ -164,7 +164,10 @@ pub async fn session_scale(url: &str, entries: usize) -> Result<SessionScale, St
             let reply = success.run_result.reply_text();
             let ok = same_words(&reply, &rule::streamed_text(400));
             if !ok {
-                eprintln!("session: the turn answered {:?}", reply.get(..200).unwrap_or(&reply));
+                eprintln!(
+                    "session: the turn answered {:?}",
+                    reply.get(..200).unwrap_or(&reply)
+                );
             }
             ok
         }
@@ -303,6 +306,7 @@ pub async fn concurrency(
     reset_peak_rss()?;
     let in_flight = Arc::new(AtomicU64::new(0));
     let max_in_flight = Arc::new(AtomicU64::new(0));
+    let reported = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let held = format!("bench:read {SMALL_FILE} stall {stall_ms}");
     let cpu_before = cpu_seconds()?;
     let started = Instant::now();
@@ -310,12 +314,21 @@ pub async fn concurrency(
     for i in 0..turns {
         let (env, held) = (Arc::clone(&env), held.clone());
         let (in_flight, max_in_flight) = (Arc::clone(&in_flight), Arc::clone(&max_in_flight));
+        let reported = Arc::clone(&reported);
         tasks.spawn(async move {
             let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
             max_in_flight.fetch_max(now, Ordering::SeqCst);
             let outcome = turn(&env, &format!("bench:many:{i}"), &held, TurnIo::default()).await;
             in_flight.fetch_sub(1, Ordering::SeqCst);
-            outcome.is_ok_and(|s| s.run_result.reply_text() == READ_ANSWER)
+            match outcome {
+                Ok(success) => success.run_result.reply_text() == READ_ANSWER,
+                Err(e) => {
+                    if !reported.swap(true, Ordering::SeqCst) {
+                        eprintln!("concurrency: a turn failed: {e}");
+                    }
+                    false
+                }
+            }
         });
     }
     let mut errors = 0;
