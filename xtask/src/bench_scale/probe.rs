@@ -352,11 +352,12 @@ pub async fn concurrency(
     })
 }
 
-/// Counts block replies.
+/// Counts block replies and keeps their text.
 #[derive(Default)]
 struct BlockCounter {
     blocks: Arc<AtomicU64>,
     bytes: Arc<AtomicU64>,
+    text: Arc<std::sync::Mutex<String>>,
 }
 
 impl SubscriptionSink for BlockCounter {
@@ -364,6 +365,12 @@ impl SubscriptionSink for BlockCounter {
         self.blocks.fetch_add(1, Ordering::Relaxed);
         self.bytes
             .fetch_add(reply.text.len() as u64, Ordering::Relaxed);
+        let mut text = self
+            .text
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        text.push_str(&reply.text);
+        text.push('\n');
     }
 }
 
@@ -381,6 +388,7 @@ pub async fn stream(url: &str, bytes: usize) -> Result<StreamRun, String> {
     )?;
     let counter = BlockCounter::default();
     let (blocks, block_bytes) = (Arc::clone(&counter.blocks), Arc::clone(&counter.bytes));
+    let block_text = Arc::clone(&counter.text);
     let io = TurnIo {
         replies: SharedReplySink::new(counter),
         ..TurnIo::default()
@@ -390,8 +398,14 @@ pub async fn stream(url: &str, bytes: usize) -> Result<StreamRun, String> {
     let outcome = turn(&env, key, &format!("bench:stream {bytes}"), io).await;
     let seconds = started.elapsed().as_secs_f64();
     let expected = rule::streamed_text(bytes);
-    let replied =
-        outcome.is_ok_and(|s| s.run_result.reply_text().trim_end() == expected.trim_end());
+    // The block replies delivered the whole text, and the final reply holds it too.
+    let replied = outcome.is_ok_and(|s| {
+        let blocks = block_text.lock().map(|t| t.clone()).unwrap_or_default();
+        same_words(&blocks, &expected) && same_words(&s.run_result.reply_text(), &expected)
+    });
+    if !replied {
+        eprintln!("stream: the blocks and the reply do not hold the streamed text");
+    }
     let binding = env
         .sessions
         .bind(key)
@@ -405,6 +419,12 @@ pub async fn stream(url: &str, bytes: usize) -> Result<StreamRun, String> {
         .last()
         .map(AgentMessage::text)
         .unwrap_or_default();
+    if stored != expected {
+        eprintln!(
+            "stream: the transcript holds {} bytes, not the streamed {bytes}",
+            stored.len()
+        );
+    }
     Ok(StreamRun {
         bytes: bytes as u64,
         seconds,
