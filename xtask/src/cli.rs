@@ -26,6 +26,10 @@ commands:
       OpenClaw when node is on PATH, not in CI): prints a table, writes bench/report.json
       in the target directory and the README performance section (--quick: 1 run, no
       peers, README untouched)
+  bench scale [--quick]
+      session scale, 1 000 concurrent turns, stream scale and a long run through the runner
+      (release build); prints a table and writes bench/scale.json in the target directory;
+      --quick scales every count down 10×
   interop [--pi-dir DIR] [--install] [--keep]
       check that pi's own SessionManager (npm @mariozechner/pi-coding-agent@0.58.3, needs
       node; not part of ci) and clawloop read each other's session files alike. DIR is the
@@ -61,6 +65,8 @@ pub enum Command {
     Bench(Option<String>),
     /// `bench e2e …`: turn overhead of the clawloop binary.
     BenchE2e(crate::bench_e2e::Options),
+    /// `bench scale [--quick]`
+    BenchScale(crate::bench_scale::Options),
     /// `interop [--pi-dir DIR] [--install] [--keep]`
     Interop(crate::interop::Options),
     /// `docs [--check]`: write (or with `true`, check) README.md's configuration reference.
@@ -131,12 +137,25 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
         [e2e, rest @ ..] if e2e == "e2e" => {
             crate::bench_e2e::parse(rest).map_or_else(usage_error, |o| Ok(Command::BenchE2e(o)))
         }
+        [scale, rest @ ..] if scale == "scale" => parse_bench_scale(rest),
         [name] if name.starts_with('-') => {
             usage_error(format!("unknown argument {name:?} for bench"))
         }
         [name] => Ok(Command::Bench(Some(name.clone()))),
         [_, extra, ..] => usage_error(format!("bench takes one group name, got {extra:?} too")),
     }
+}
+
+fn parse_bench_scale(args: &[String]) -> Result<Command, UsageError> {
+    let mut opts = crate::bench_scale::Options::default();
+    for arg in args {
+        match arg.as_str() {
+            a if is_help(a) => return Ok(Command::Help),
+            "--quick" => opts.quick = true,
+            a => return usage_error(format!("unknown argument {a:?} for bench scale")),
+        }
+    }
+    Ok(Command::BenchScale(opts))
 }
 
 fn parse_interop(args: &[String]) -> Result<Command, UsageError> {
@@ -286,6 +305,8 @@ mod tests {
             &["demo", "extra"],
             &["bench", "subscribe", "session"],
             &["bench", "--quick"],
+            &["bench", "scale", "--slow"],
+            &["bench", "scale", "extra"],
             &["interop", "--pi-dir"],
             &["interop", "--pi-dir="],
             &["interop", "--frob"],
@@ -341,6 +362,14 @@ mod tests {
             Command::BenchE2e(crate::bench_e2e::parse(&args(&["--quick"])).unwrap())
         );
         assert!(parse(&args(&["bench", "e2e", "--frob"])).is_err());
+        assert_eq!(
+            parse(&args(&["bench", "scale"])).unwrap(),
+            Command::BenchScale(crate::bench_scale::Options { quick: false })
+        );
+        assert_eq!(
+            parse(&args(&["bench", "scale", "--quick"])).unwrap(),
+            Command::BenchScale(crate::bench_scale::Options { quick: true })
+        );
         assert_eq!(
             parse(&args(&["interop"])).unwrap(),
             Command::Interop(crate::interop::Options::default())

@@ -6,6 +6,8 @@
 //! * [`demo`] runs one whole agent turn of the real `clawloop` binary against a scripted
 //!   provider (no key, no network);
 //! * [`docs`] generates README.md's configuration reference from the config types;
+//! * [`bench_scale`] measures session scale, concurrency, stream scale and long runs
+//!   through the runner (`cargo xtask bench scale`);
 //! * [`cli`] parses the command line by hand;
 //! * [`bench_e2e`] measures the turn overhead of the release `clawloop` binary against a
 //!   floor and its peers (`cargo xtask bench e2e`);
@@ -15,6 +17,7 @@
 //!   llama.cpp (opt-in; not part of CI).
 
 pub mod bench_e2e;
+pub mod bench_scale;
 pub mod ci;
 pub mod cli;
 pub mod conformance;

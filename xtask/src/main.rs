@@ -8,6 +8,8 @@
 //!   failure;
 //! * `cargo xtask bench [NAME]` runs the criterion benchmarks of one group, or of all;
 //! * `cargo xtask bench e2e` measures the turn overhead of the release `clawloop` binary;
+//! * `cargo xtask bench scale [--quick]` runs the scale benchmarks (sessions, concurrency,
+//!   streams, long runs) through the runner and writes `bench/scale.json`;
 //! * `cargo xtask interop` checks pi's own `SessionManager` against clawloop's session files
 //!   (needs `node` and the npm package; exit status 2 when they are missing).
 //! * `cargo xtask real-llm` runs the release `clawloop` binary against a real local model
@@ -19,7 +21,7 @@ use std::io;
 use std::process::ExitCode;
 
 use xtask::cli::{self, Command, USAGE};
-use xtask::{bench_e2e, ci, conformance, demo, docs, interop};
+use xtask::{bench_e2e, bench_scale, ci, conformance, demo, docs, interop};
 
 mod bench;
 
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
             }
         },
         Ok(Command::BenchE2e(opts)) => bench_e2e::run(&opts),
+        Ok(Command::BenchScale(opts)) => bench_scale::main(opts),
         Ok(Command::Interop(opts)) => interop::run(&opts),
         Ok(Command::RealLlm(options)) => xtask::real_llm::run(&options),
         Ok(Command::Conformance(opts)) => match conformance::run(&opts, io::stdout().lock()) {

@@ -487,6 +487,14 @@ impl SessionStore {
     /// The record of `key`, or a new one pointing at a fresh session id, under one hold of the
     /// lock; `true` when it was created.
     pub(crate) fn find_or_insert(&self, key: &str) -> Result<(SessionRecord, bool), SessionError> {
+        // Every turn binds its key, and a key once bound keeps a record until `/new`, a fork
+        // or a delete replaces it, each rewriting the file atomically (a reader sees the old
+        // or the new file, never a mix). So a plain read that finds the key answers as well
+        // as one under the lock, and binding a known key rewrites (and fsyncs) nothing: the
+        // rewrite of the whole store per turn made N turns on N keys cost O(N²).
+        if let Some(value) = self.read()?.shift_remove(key) {
+            return Ok((parse_record(key, value)?, false));
+        }
         let (id, path) = self.new_transcript_path(None)?;
         let file = std::path::absolute(&path)
             .unwrap_or_else(|_| path.clone())

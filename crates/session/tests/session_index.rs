@@ -134,3 +134,30 @@ async fn record_turn_keeps_the_message_count_in_the_index_for_listing() {
     let listed = store.list().unwrap();
     assert_eq!(listed[0].record.message_count, Some(6));
 }
+
+#[tokio::test]
+async fn binding_a_known_key_leaves_the_store_file_alone() {
+    use std::os::unix::fs::MetadataExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let index: &dyn SessionIndex = &store;
+    let first = index.bind("main").await.unwrap();
+    index.bind("other").await.unwrap();
+    let path = store.store_path();
+    let (before, inode) = (
+        std::fs::read(&path).unwrap(),
+        std::fs::metadata(&path).unwrap().ino(),
+    );
+    for _ in 0..3 {
+        let again = index.bind("main").await.unwrap();
+        assert_eq!(
+            (again.session_id.as_str(), again.created),
+            (first.session_id.as_str(), false)
+        );
+    }
+    // An atomic rewrite replaces the file (a new inode) even when the bytes are the same.
+    assert_eq!(std::fs::metadata(&path).unwrap().ino(), inode);
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    assert!(!dir.path().join("sessions.json.lock").exists());
+}
