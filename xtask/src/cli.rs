@@ -28,6 +28,10 @@ commands:
       $CARGO_TARGET_DIR or target); --install runs
       `npm install --prefix DIR` first; --keep keeps the session files. Exit status 2 when
       node or the package is missing
+  fuzz [--seconds N] [--target T]
+      build the libFuzzer targets of fuzz/ (cargo-fuzz, address sanitizer; not part of ci)
+      and run each for N seconds (default 60), or only target T; prints runs, execs/s,
+      corpus size and crashes per target, exit status 1 on a crash
   help
       print this text";
 
@@ -45,6 +49,8 @@ pub enum Command {
     Bench(Option<String>),
     /// `interop [--pi-dir DIR] [--install] [--keep]`
     Interop(crate::interop::Options),
+    /// `fuzz [--seconds N] [--target T]`
+    Fuzz(crate::fuzz::Options),
     /// `help`, `-h`, `--help`
     Help,
 }
@@ -83,6 +89,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         "conformance" => parse_conformance(rest),
         "bench" => parse_bench(rest),
         "interop" => parse_interop(rest),
+        "fuzz" => crate::fuzz::parse_args(rest).map(|o| o.map_or(Command::Help, Command::Fuzz)),
         other => usage_error(format!("unknown command {other:?}")),
     }
 }

@@ -5,6 +5,7 @@
 //! * [`ci`] runs formatting, lints, tests and conformance, stopping at the first failure;
 //! * [`demo`] runs one whole agent turn of the real `clawloop` binary against a scripted
 //!   provider (no key, no network);
+//! * [`fuzz`] builds and runs the libFuzzer targets of `fuzz/` (not part of CI);
 //! * [`cli`] parses the command line by hand;
 //! * [`interop`] checks that pi's own `SessionManager` and clawloop read each other's session
 //!   files alike (needs `node`; not part of CI).
@@ -13,4 +14,5 @@ pub mod ci;
 pub mod cli;
 pub mod conformance;
 pub mod demo;
+pub mod fuzz;
 pub mod interop;

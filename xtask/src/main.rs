@@ -7,7 +7,8 @@
 //!   failure;
 //! * `cargo xtask bench [NAME]` runs the criterion benchmarks of one group, or of all;
 //! * `cargo xtask interop` checks pi's own `SessionManager` against clawloop's session files
-//!   (needs `node` and the npm package; exit status 2 when they are missing).
+//!   (needs `node` and the npm package; exit status 2 when they are missing);
+//! * `cargo xtask fuzz [--seconds N] [--target T]` runs the libFuzzer targets of `fuzz/`.
 //!
 //! Exit status: 0 success, 1 failures, 2 usage errors or unparseable scenario files.
 
@@ -15,7 +16,7 @@ use std::io;
 use std::process::ExitCode;
 
 use xtask::cli::{self, Command, USAGE};
-use xtask::{ci, conformance, demo, interop};
+use xtask::{ci, conformance, demo, fuzz, interop};
 
 mod bench;
 
@@ -40,6 +41,7 @@ fn main() -> ExitCode {
             }
         },
         Ok(Command::Interop(opts)) => interop::run(&opts),
+        Ok(Command::Fuzz(opts)) => fuzz::run(&opts),
         Ok(Command::Conformance(opts)) => match conformance::run(&opts, io::stdout().lock()) {
             Ok(exit) => exit as u8,
             // `… | head` closing the pipe is not worth a message; the status still says so.
