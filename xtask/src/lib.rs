@@ -8,6 +8,7 @@
 //! * [`docs`] generates README.md's configuration reference from the config types;
 //! * [`bench_scale`] measures session scale, concurrency, stream scale and long runs
 //!   through the runner (`cargo xtask bench scale`);
+//! * [`fuzz`] builds and runs the libFuzzer targets of `fuzz/` (not part of CI);
 //! * [`cli`] parses the command line by hand;
 //! * [`bench_e2e`] measures the turn overhead of the release `clawloop` binary against a
 //!   floor and its peers (`cargo xtask bench e2e`);
@@ -23,5 +24,6 @@ pub mod cli;
 pub mod conformance;
 pub mod demo;
 pub mod docs;
+pub mod fuzz;
 pub mod interop;
 pub mod real_llm;

@@ -11,9 +11,10 @@
 //! * `cargo xtask bench scale [--quick]` runs the scale benchmarks (sessions, concurrency,
 //!   streams, long runs) through the runner and writes `bench/scale.json`;
 //! * `cargo xtask interop` checks pi's own `SessionManager` against clawloop's session files
-//!   (needs `node` and the npm package; exit status 2 when they are missing).
+//!   (needs `node` and the npm package; exit status 2 when they are missing);
 //! * `cargo xtask real-llm` runs the release `clawloop` binary against a real local model
-//!   (llama.cpp's `llama-server`, built from source; opt-in, not part of CI).
+//!   (llama.cpp's `llama-server`, built from source; opt-in, not part of CI);
+//! * `cargo xtask fuzz [--seconds N] [--target T]` runs the libFuzzer targets of `fuzz/`.
 //!
 //! Exit status: 0 success, 1 failures, 2 usage errors or unparseable scenario files.
 
@@ -21,7 +22,7 @@ use std::io;
 use std::process::ExitCode;
 
 use xtask::cli::{self, Command, USAGE};
-use xtask::{bench_e2e, bench_scale, ci, conformance, demo, docs, interop};
+use xtask::{bench_e2e, bench_scale, ci, conformance, demo, docs, fuzz, interop};
 
 mod bench;
 
@@ -50,6 +51,7 @@ fn main() -> ExitCode {
         Ok(Command::BenchScale(opts)) => bench_scale::main(opts),
         Ok(Command::Interop(opts)) => interop::run(&opts),
         Ok(Command::RealLlm(options)) => xtask::real_llm::run(&options),
+        Ok(Command::Fuzz(opts)) => fuzz::run(&opts),
         Ok(Command::Conformance(opts)) => match conformance::run(&opts, io::stdout().lock()) {
             Ok(exit) => exit as u8,
             // `… | head` closing the pipe is not worth a message; the status still says so.

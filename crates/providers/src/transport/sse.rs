@@ -157,10 +157,14 @@ impl SseFramer {
         // framer's largest cost, a third of the whole decode path (issue 3 bench).
         while let Some(end) = memchr::memchr2(b'\n', b'\r', chunk) {
             let terminator = chunk[end];
+            // Every line counts whole against the limit, whether it arrived in one read or
+            // was pieced together across reads: the outcome must not depend on the cuts (a
+            // `data:` line that fit when read whole failed when split, because only the
+            // pieced line counted its `data: ` prefix; found by the sse_framer fuzz target).
+            self.check_size(end)?;
             if self.line.is_empty() {
                 self.process_line(&chunk[..end], on_event)?;
             } else {
-                self.check_size(end)?;
                 let mut line = std::mem::take(&mut self.line);
                 line.extend_from_slice(&chunk[..end]);
                 let result = self.process_line(&line, on_event);
