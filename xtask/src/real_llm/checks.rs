@@ -425,7 +425,9 @@ async fn interrupt(scene: &Scene) -> Result<String, String> {
         return Err(format!("exit {code:?} after SIGINT, expected 130"));
     }
     if types.first() != Some(&"session") {
-        return Err(format!("the first line is not the session header: {types:?}"));
+        return Err(format!(
+            "the first line is not the session header: {types:?}"
+        ));
     }
     let messages = scene.session("real-abort")?;
     let roles = roles(&messages);
