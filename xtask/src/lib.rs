@@ -14,3 +14,4 @@ pub mod cli;
 pub mod conformance;
 pub mod demo;
 pub mod interop;
+pub mod soak;

@@ -15,7 +15,7 @@ use std::io;
 use std::process::ExitCode;
 
 use xtask::cli::{self, Command, USAGE};
-use xtask::{ci, conformance, demo, interop};
+use xtask::{ci, conformance, demo, interop, soak};
 
 mod bench;
 
@@ -40,6 +40,7 @@ fn main() -> ExitCode {
             }
         },
         Ok(Command::Interop(opts)) => interop::run(&opts),
+        Ok(Command::Soak(opts)) => soak::run(&opts),
         Ok(Command::Conformance(opts)) => match conformance::run(&opts, io::stdout().lock()) {
             Ok(exit) => exit as u8,
             // `… | head` closing the pipe is not worth a message; the status still says so.
