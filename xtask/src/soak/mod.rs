@@ -155,7 +155,11 @@ fn soak(options: &Options) -> Result<Vec<String>, String> {
     let mut violations = Vec::new();
     for key in SESSION_KEYS {
         next_turn += 1;
-        let prompt = format!("soak turn {next_turn} final");
+        let prompt = format!(
+            "{}{next_turn} final {}",
+            rule::PROMPT_PREFIX,
+            rule::PROMPT_END
+        );
         let done = launcher
             .start(next_turn, key, &prompt, Fate::Normal)
             .and_then(|t| t.wait(start))
@@ -203,7 +207,7 @@ fn prompt_for(turn: u64, rng: &mut SplitRng) -> String {
         1..=3 => rule::TOOL_TAG,
         _ => "",
     };
-    format!("soak turn {turn} {tag} please answer")
+    format!("{}{turn} {tag} {}", rule::PROMPT_PREFIX, rule::PROMPT_END)
 }
 
 /// Left alone (80 %), interrupted during the turn (10 %), killed before or during it (10 %).

@@ -30,18 +30,52 @@ fn answer_tail(prompt: &str) -> String {
     format!("answer for turn {turn}.")
 }
 
+/// The current turn's prompt: the one with the highest turn number in the request. Not the
+/// last user message: a turn that was killed after saving its prompt leaves that prompt in
+/// the history, and a wire API may merge it with the next one into one user message.
+fn current_prompt(body: &str) -> String {
+    let mut best: Option<(u64, &str)> = None;
+    for (at, _) in body.match_indices(PROMPT_PREFIX) {
+        let rest = body.get(at..).unwrap_or_default();
+        let end = rest
+            .find(PROMPT_END)
+            .map_or(rest.len(), |e| e + PROMPT_END.len());
+        let prompt = rest.get(..end).unwrap_or(rest);
+        let turn = prompt
+            .split_whitespace()
+            .nth(2)
+            .and_then(|n| n.parse::<u64>().ok());
+        if let Some(turn) = turn
+            && best.is_none_or(|(b, _)| turn > b)
+        {
+            best = Some((turn, prompt));
+        }
+    }
+    best.map(|(_, p)| p.to_owned()).unwrap_or_default()
+}
+
+/// How every soak prompt starts.
+pub const PROMPT_PREFIX: &str = "soak turn ";
+/// How every soak prompt ends.
+pub const PROMPT_END: &str = "please answer";
+
 /// The reply to one request when no fault is injected.
 pub fn clean_reply(request: &ProviderRequest) -> ScriptedReply {
-    let prompt = request.last_user_text().unwrap_or_default();
     let body = String::from_utf8_lossy(&request.request.body);
-    let command = if body.contains(TOOL_DONE) {
+    let prompt = current_prompt(&body);
+    // Per turn: the history holds the markers of earlier turns' tool calls.
+    let done = format!(
+        "{TOOL_DONE}-{}",
+        prompt.split_whitespace().nth(2).unwrap_or("?")
+    );
+    let command = if body.contains(&done) {
         None
     } else if prompt.contains(BIG_TAG) {
         Some(format!(
-            "head -c {BIG_OUTPUT_BYTES} /dev/zero | tr '\\0' x; echo; echo {TOOL_DONE}"
+            "head -c {BIG_OUTPUT_BYTES} /dev/zero | tr '\\0' x; echo; echo {done}"
         ))
     } else if prompt.contains(TOOL_TAG) {
-        Some(format!("echo {TOOL_DONE}"))
+        Some(format!("echo {done}"))
     } else {
         None
     };
