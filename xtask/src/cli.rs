@@ -52,6 +52,10 @@ commands:
       build the libFuzzer targets of fuzz/ (cargo-fuzz, address sanitizer; not part of ci)
       and run each for N seconds (default 60), or only target T; prints runs, execs/s,
       corpus size and crashes per target, exit status 1 on a crash
+  soak [--minutes N] [--seed S]
+      run several concurrent release `clawloop run` processes for N minutes (default 5)
+      against a provider on 127.0.0.1 injecting seeded random faults, with random SIGINT
+      and kill -9; then check transcripts, auth state, locks and peak RSS (not part of ci)
   help
       print this text";
 
@@ -79,6 +83,8 @@ pub enum Command {
     RealLlm(crate::real_llm::Options),
     /// `fuzz [--seconds N] [--target T]`
     Fuzz(crate::fuzz::Options),
+    /// `soak [--minutes N] [--seed S]`
+    Soak(crate::soak::Options),
     /// `help`, `-h`, `--help`
     Help,
 }
@@ -129,6 +135,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             Err(message) => usage_error(message),
         },
         "fuzz" => crate::fuzz::parse_args(rest).map(|o| o.map_or(Command::Help, Command::Fuzz)),
+        "soak" => parse_soak(rest),
         other => usage_error(format!("unknown command {other:?}")),
     }
 }
@@ -163,6 +170,38 @@ fn parse_bench_scale(args: &[String]) -> Result<Command, UsageError> {
         }
     }
     Ok(Command::BenchScale(opts))
+}
+
+fn parse_soak(args: &[String]) -> Result<Command, UsageError> {
+    let mut opts = crate::soak::Options::default();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        if is_help(arg) {
+            return Ok(Command::Help);
+        }
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) => (f, Some(v.to_owned())),
+            None => (arg.as_str(), None),
+        };
+        if flag != "--minutes" && flag != "--seed" {
+            return usage_error(format!("unknown argument {arg:?} for soak"));
+        }
+        let Some(value) = inline.or_else(|| rest.next().cloned()) else {
+            return usage_error(format!("{flag} needs a value"));
+        };
+        let Ok(number) = value.parse::<u64>() else {
+            return usage_error(format!("{flag} needs a whole number, got {value:?}"));
+        };
+        if flag == "--minutes" {
+            if number == 0 {
+                return usage_error("--minutes must be at least 1");
+            }
+            opts.minutes = number;
+        } else {
+            opts.seed = number;
+        }
+    }
+    Ok(Command::Soak(opts))
 }
 
 fn parse_interop(args: &[String]) -> Result<Command, UsageError> {
@@ -405,5 +444,33 @@ mod tests {
         assert_eq!(parse(&args(&["help"])).unwrap(), Command::Help);
         assert_eq!(parse(&args(&["--help"])).unwrap(), Command::Help);
         assert_eq!(parse(&args(&["conformance", "-h"])).unwrap(), Command::Help);
+    }
+
+    #[test]
+    fn soak_options() {
+        use crate::soak::Options;
+        assert_eq!(
+            parse(&args(&["soak"])).unwrap(),
+            Command::Soak(Options::default())
+        );
+        assert_eq!(
+            parse(&args(&["soak", "--minutes", "7", "--seed=9"])).unwrap(),
+            Command::Soak(Options {
+                minutes: 7,
+                seed: 9
+            })
+        );
+        assert_eq!(parse(&args(&["soak", "-h"])).unwrap(), Command::Help);
+        for (bad, message) in [
+            (&["soak", "--minutes"][..], "--minutes needs a value"),
+            (&["soak", "--minutes", "0"], "--minutes must be at least 1"),
+            (
+                &["soak", "--seed", "x"],
+                "--seed needs a whole number, got \"x\"",
+            ),
+            (&["soak", "--fast"], "unknown argument \"--fast\" for soak"),
+        ] {
+            assert_eq!(parse(&args(bad)), Err(UsageError(message.to_owned())));
+        }
     }
 }

@@ -15,7 +15,9 @@
 //! * [`interop`] checks that pi's own `SessionManager` and clawloop read each other's session
 //!   files alike (needs `node`; not part of CI);
 //! * [`real_llm`] runs the real `clawloop` binary against a real local model served by
-//!   llama.cpp (opt-in; not part of CI).
+//!   llama.cpp (opt-in; not part of CI);
+//! * [`soak`] runs real `clawloop` processes against a faulty provider with random
+//!   interrupts and kills, then checks every transcript and state file (not part of CI).
 
 pub mod bench_e2e;
 pub mod bench_scale;
@@ -27,3 +29,4 @@ pub mod docs;
 pub mod fuzz;
 pub mod interop;
 pub mod real_llm;
+pub mod soak;

@@ -22,7 +22,7 @@ use std::io;
 use std::process::ExitCode;
 
 use xtask::cli::{self, Command, USAGE};
-use xtask::{bench_e2e, bench_scale, ci, conformance, demo, docs, fuzz, interop};
+use xtask::{bench_e2e, bench_scale, ci, conformance, demo, docs, fuzz, interop, soak};
 
 mod bench;
 
@@ -52,6 +52,7 @@ fn main() -> ExitCode {
         Ok(Command::Interop(opts)) => interop::run(&opts),
         Ok(Command::RealLlm(options)) => xtask::real_llm::run(&options),
         Ok(Command::Fuzz(opts)) => fuzz::run(&opts),
+        Ok(Command::Soak(opts)) => soak::run(&opts),
         Ok(Command::Conformance(opts)) => match conformance::run(&opts, io::stdout().lock()) {
             Ok(exit) => exit as u8,
             // `… | head` closing the pipe is not worth a message; the status still says so.

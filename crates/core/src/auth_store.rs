@@ -25,6 +25,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::FailoverReason;
+use crate::redacted_debug::{REDACTED, keys_only, secret};
 
 /// The `version` both files carry.
 pub const AUTH_STORE_VERSION: u32 = 1;
@@ -88,7 +89,7 @@ impl CredentialType {
 }
 
 /// One stored credential (reference §13.1's union).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub enum Credential {
     /// `{"type":"api_key", provider, key? | keyRef?, ...}`
     ApiKey(ApiKeyCredential),
@@ -125,7 +126,7 @@ impl Credential {
 }
 
 /// An API key credential.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiKeyCredential {
     /// Provider id.
@@ -160,7 +161,7 @@ pub struct ApiKeyCredential {
 }
 
 /// A static bearer token credential.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TokenCredential {
     /// Provider id.
@@ -195,7 +196,7 @@ pub struct TokenCredential {
 }
 
 /// An OAuth credential.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OAuthCredential {
     /// Provider id.
@@ -234,6 +235,72 @@ pub struct OAuthCredential {
     /// Other fields, verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+// The credential types print which secrets are set, never the secrets: a `{:?}` of a store
+// or snapshot ends up in logs and error reports.
+
+impl std::fmt::Debug for Credential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Credential::ApiKey(c) => f.debug_tuple("ApiKey").field(c).finish(),
+            Credential::Token(c) => f.debug_tuple("Token").field(c).finish(),
+            Credential::OAuth(c) => f.debug_tuple("OAuth").field(c).finish(),
+            Credential::Unrecognized(value) => f
+                .debug_tuple("Unrecognized")
+                .field(&match value {
+                    Value::Object(map) => format!("{:?}", keys_only(map)),
+                    _ => REDACTED.to_owned(),
+                })
+                .finish(),
+        }
+    }
+}
+
+impl std::fmt::Debug for ApiKeyCredential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiKeyCredential")
+            .field("provider", &self.provider)
+            .field("key", &secret(&self.key))
+            .field("key_ref", &secret(&self.key_ref))
+            .field("email", &self.email)
+            .field("display_name", &self.display_name)
+            .field("metadata", &secret(&self.metadata))
+            .field("extra", &keys_only(&self.extra))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for TokenCredential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenCredential")
+            .field("provider", &self.provider)
+            .field("token", &secret(&self.token))
+            .field("token_ref", &secret(&self.token_ref))
+            .field("expires", &self.expires)
+            .field("email", &self.email)
+            .field("display_name", &self.display_name)
+            .field("extra", &keys_only(&self.extra))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for OAuthCredential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthCredential")
+            .field("provider", &self.provider)
+            .field("access", &secret(&self.access))
+            .field("refresh", &secret(&self.refresh))
+            .field("expires", &self.expires)
+            .field("client_id", &self.client_id)
+            .field("email", &self.email)
+            .field("account_id", &self.account_id)
+            .field("project_id", &self.project_id)
+            .field("enterprise_url", &self.enterprise_url)
+            .field("managed_by", &self.managed_by)
+            .field("extra", &keys_only(&self.extra))
+            .finish()
+    }
 }
 
 /// A raw field that is present, `null` included: `"expires": null` is an invalid expiry (not

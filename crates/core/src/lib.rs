@@ -45,6 +45,7 @@ pub mod hooks;
 pub mod message;
 pub mod model;
 pub mod provider;
+pub mod redacted_debug;
 pub mod session_index;
 pub mod stream_event;
 pub mod thinking_blocks;

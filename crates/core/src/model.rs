@@ -118,7 +118,7 @@ fn default_input() -> Vec<InputKind> {
 }
 
 /// A model and where to reach it (pi's `Model`, reference pi-mono §1.2).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Model {
     /// Model id as the provider knows it.
@@ -319,6 +319,27 @@ impl StreamOptions {
             Some(n) if n > 0 => n,
             _ => model.max_tokens.min(32_000),
         }
+    }
+}
+
+/// Header values may be credentials (`Authorization`, `x-api-key`): only their names print.
+impl fmt::Debug for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Model")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("api", &self.api)
+            .field("provider", &self.provider)
+            .field("base_url", &self.base_url)
+            .field("reasoning", &self.reasoning)
+            .field("input", &self.input)
+            .field("cost", &self.cost)
+            .field("context_window", &self.context_window)
+            .field("max_tokens", &self.max_tokens)
+            .field("headers", &crate::redacted_debug::keys_only(&self.headers))
+            .field("compat", &self.compat)
+            .field("extra", &crate::redacted_debug::keys_only(&self.extra))
+            .finish()
     }
 }
 

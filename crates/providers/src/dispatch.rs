@@ -13,7 +13,9 @@ use clawloop_core::{
 };
 
 use crate::transport::HttpTransport;
-use crate::wrappers::{DEFAULT_IDLE_TIMEOUT, PayloadLogger, StreamLayers, ToolCallIdMode};
+use crate::wrappers::{
+    DEFAULT_IDLE_TIMEOUT, PayloadLogger, StreamLayers, ToolCallIdMode, redact_key_in_errors,
+};
 use crate::{AnthropicMessages, GoogleGenerativeAi, Ollama, OpenAiCompletions, OpenAiResponses};
 
 /// The longest idle timeout taken from config (OpenClaw clamps timeouts to 2 147 000 s).
@@ -108,7 +110,8 @@ impl std::error::Error for UnknownApi {}
 ///    [`IdleWatchdog`](crate::wrappers::IdleWatchdog));
 /// 7. the call's binding to this model and `api_key`: a call whose options carry no key gets
 ///    `api_key`; a call for a model of another API ends in pi's `Mismatched api: X expected
-///    Y` error.
+///    Y` error; the key is replaced by `[REDACTED]` in a failed call's error text (providers
+///    echo it, and that text reaches transcripts and terminals).
 ///
 /// A failed call's data (HTTP status, `retry-after`, request id, error code) is on the
 /// terminal error message's
@@ -187,6 +190,7 @@ impl LlmStream for BoundToModel {
         if options.api_key.is_none() {
             options.api_key.clone_from(&self.api_key);
         }
-        self.inner.stream(model, context, options)
+        let key = options.api_key.clone().unwrap_or_default();
+        redact_key_in_errors(self.inner.stream(model, context, options), &key)
     }
 }

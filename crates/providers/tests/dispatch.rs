@@ -527,3 +527,43 @@ fn the_idle_timeout_comes_from_one_config_key() {
     assert_eq!(idle(2.5), Some(Duration::from_millis(2500)));
     assert_eq!(idle(1e300), Some(Duration::from_secs(2_147_000)));
 }
+
+#[tokio::test]
+async fn a_key_the_provider_echoes_in_an_error_is_redacted_for_every_api() {
+    const KEY: &str = "sk-live-0123456789abcdef";
+    for (provider, api, id, suffix) in &APIS {
+        let body = json!({"error": {"message": format!("Incorrect API key provided: {KEY}."),
+                                    "type": "invalid_request_error"}});
+        let server = ScriptedServer::start(vec![ScriptedResponse::status(401, body.to_string())])
+            .await
+            .unwrap();
+        let model = model_at(&format!("{}{suffix}", server.url()), provider, api, id);
+        let (_, message) =
+            dispatch(&model, &context(), Some(KEY), &StreamSettings::default()).await;
+        let text = message.error_message.clone().unwrap_or_default();
+        assert_eq!(
+            (
+                message.stop_reason,
+                text.contains(KEY),
+                text.contains("[REDACTED]")
+            ),
+            (StopReason::Error, false, true),
+            "{api}: {text}"
+        );
+    }
+    // A placeholder shorter than any real key is left alone rather than cut out of the text.
+    let server = ScriptedServer::start(vec![ScriptedResponse::status(
+        401,
+        json!({"error": {"message": "bad key abc"}}).to_string(),
+    )])
+    .await
+    .unwrap();
+    let model = model_at(
+        &format!("{}/v1", server.url()),
+        "acme",
+        &Api::OpenaiCompletions,
+        "m",
+    );
+    let (_, message) = dispatch(&model, &context(), Some("abc"), &StreamSettings::default()).await;
+    assert_eq!(message.error_message.as_deref(), Some("401 bad key abc"));
+}

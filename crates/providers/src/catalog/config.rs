@@ -11,8 +11,10 @@ use clawloop_core::{Api, ModelCost, ToolChoice};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use clawloop_core::redacted_debug::{keys_only, secret};
+
 /// `[models]`: custom providers and overrides of built-in ones.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelsConfig {
     /// `[models.providers.<id>]`, by provider id.
@@ -24,7 +26,7 @@ pub struct ModelsConfig {
 }
 
 /// `[models.providers.<id>]`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderConfig {
     /// Wire API of the provider's models (`openai-completions`, `openai-responses`,
@@ -53,7 +55,7 @@ pub struct ProviderConfig {
 }
 
 /// One entry of `models.providers.<id>.models`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelConfig {
     /// Model id as the provider knows it (required).
@@ -100,4 +102,51 @@ pub struct ModelConfig {
     /// Keys this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+// The config types print which keys and headers are set, never their values: a `{:?}` of a
+// config ends up in logs and error reports, and `apiKey`, header values and unknown keys may
+// all be secrets.
+
+impl std::fmt::Debug for ModelsConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelsConfig")
+            .field("providers", &self.providers)
+            .field("extra", &keys_only(&self.extra))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("api", &self.api)
+            .field("base_url", &self.base_url)
+            .field("api_key", &secret(&self.api_key))
+            .field("headers", &keys_only(&self.headers))
+            .field("compat", &self.compat)
+            .field("models", &self.models)
+            .field("extra", &keys_only(&self.extra))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for ModelConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelConfig")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("api", &self.api)
+            .field("base_url", &self.base_url)
+            .field("context_window", &self.context_window)
+            .field("context_tokens", &self.context_tokens)
+            .field("max_tokens", &self.max_tokens)
+            .field("reasoning", &self.reasoning)
+            .field("input", &self.input)
+            .field("cost", &self.cost)
+            .field("headers", &keys_only(&self.headers))
+            .field("compat", &self.compat)
+            .field("extra", &keys_only(&self.extra))
+            .finish()
+    }
 }

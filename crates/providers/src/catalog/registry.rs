@@ -10,12 +10,25 @@ use super::error::CatalogError;
 use super::model_ref::parse_model_ref;
 
 /// What the catalog holds for one provider.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub(super) struct ProviderEntry {
     /// The configured `apiKey` value, unresolved.
     pub(super) api_key: Option<String>,
     /// Models by id.
     pub(super) models: BTreeMap<String, Model>,
+}
+
+/// The configured key is a secret (or names where one is): `Debug` says only whether it is set.
+impl std::fmt::Debug for ProviderEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderEntry")
+            .field(
+                "api_key",
+                &clawloop_core::redacted_debug::secret(&self.api_key),
+            )
+            .field("models", &self.models)
+            .finish()
+    }
 }
 
 /// Every model clawloop can call: the built-in table, overridden and extended by

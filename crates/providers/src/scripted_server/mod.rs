@@ -13,6 +13,8 @@
 //!   ([`Endpoint`]); every request is kept as a [`ProviderRequest`];
 //! * [`ProviderRuleServer`] is endpoint-aware too, but a [`ReplyRule`] computes each reply
 //!   from the request, for concurrent loads whose arrival order no script can foresee;
+//! * [`FaultRule`] puts seeded random faults (429s, 5xx, stalls, dropped connections,
+//!   malformed bodies) in front of a [`ReplyRule`], for soak runs;
 //! * [`replay_wire`] is FORMAT.md's `wire` procedure (one body served whole, one byte per
 //!   write and at seeded random splits).
 //!
@@ -37,6 +39,7 @@ mod dispatch;
 mod endpoint;
 mod exchange;
 mod expect_request;
+mod fault_rule;
 mod provider_request;
 mod provider_server;
 mod reply;
@@ -57,6 +60,7 @@ pub use dispatch::{EncodedReply, encode_reply, stream_content_type, wire_roles};
 pub use endpoint::Endpoint;
 pub use exchange::ScriptedExchange;
 pub use expect_request::ExpectRequest;
+pub use fault_rule::{FaultCounts, FaultKind, FaultPlan, FaultRule};
 pub use provider_request::ProviderRequest;
 pub use provider_server::ProviderScriptServer;
 pub use reply::{ScriptedReply, ScriptedStopReason, ScriptedToolCall, ScriptedUsage};

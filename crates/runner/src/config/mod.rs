@@ -28,7 +28,7 @@ pub use agents::{
 pub use logging::LoggingConfig;
 
 /// The whole configuration.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Config {
     /// `[agents]`.
@@ -56,6 +56,23 @@ pub struct Config {
     /// Keys this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// `[cliBackends]` (whose `env` tables hold keys), the raw `[auth]` table and unknown keys
+/// print as their key names only: a `{:?}` of the config ends up in logs and error reports.
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use clawloop_core::redacted_debug::{keys_only, secret};
+        f.debug_struct("Config")
+            .field("agents", &self.agents)
+            .field("models", &self.models)
+            .field("cli_backends", &keys_only(&self.cli_backends))
+            .field("auth_table", &secret(&self.auth_table))
+            .field("auth", &self.auth)
+            .field("logging", &self.logging)
+            .field("extra", &keys_only(&self.extra))
+            .finish()
+    }
 }
 
 /// A configuration key that is present but invalid.
