@@ -97,6 +97,7 @@ mod scan;
 mod session_index;
 mod store;
 mod store_async;
+mod store_commit;
 mod summary;
 mod tagged;
 pub mod time;

@@ -24,7 +24,6 @@ use serde_json::Value;
 use clawloop_core::clock::{Clock, SystemClock};
 use clawloop_core::message::JsonObject;
 
-use crate::atomic::write_atomic;
 use crate::error::SessionError;
 use crate::id::uuid_v4;
 use crate::layout::{STORE_FILE_NAME, TRANSCRIPT_EXTENSION, sessions_dir, transcript_path};
@@ -368,10 +367,11 @@ impl SessionStore {
             None
         };
         let removed = self.modify(|map| {
-            let Some(value) = map.shift_remove(key) else {
+            // Checked before removing: a failed change must leave the map as it was.
+            let Some(value) = map.get(key) else {
                 return Ok(None);
             };
-            let record = parse_record(key, value)?;
+            let record = parse_record(key, value.clone())?;
             if record.transcript_path(&self.dir) != path {
                 // `/new` or a fork re-pointed the key while we waited for the transcript.
                 return Err(SessionError::ChangedOnDisk {
@@ -379,6 +379,7 @@ impl SessionStore {
                     what: format!("session key {key:?} moved to another session meanwhile"),
                 });
             }
+            map.shift_remove(key);
             let still_used = map.iter().any(|(_, other)| {
                 SessionRecord::deserialize(other)
                     .is_ok_and(|r| r.transcript_path(&self.dir) == path)
@@ -446,23 +447,28 @@ impl SessionStore {
         }
     }
 
-    /// Read-modify-write under the store lock; the file is rewritten only if `change` succeeds.
+    /// Read-modify-write under the store lock; the file is rewritten only if `change` succeeds,
+    /// in one write with the changes other callers of this process make meanwhile
+    /// ([`crate::store_commit`]). `change` must leave the map untouched when it fails.
     fn modify<R>(
         &self,
         change: impl FnOnce(&mut JsonObject) -> Result<R, SessionError>,
     ) -> Result<R, SessionError> {
         std::fs::create_dir_all(&self.dir)
             .map_err(|e| SessionError::io(&self.dir, "create sessions directory", e))?;
-        let path = self.store_path();
-        let lock = WriteLock::acquire(&path, self.lock_timeout)?;
-        let mut map = self.read()?;
-        let result = change(&mut map)?;
-        // `JSON.stringify(store, null, 2)`: two-space indent, no final newline.
-        let bytes = serde_json::to_vec_pretty(&map)?;
-        write_atomic(&path, &bytes, true).map_err(|e| SessionError::io(&path, "write", e))?;
-        // The update is done; failing to remove the lock file is only logged (by drop).
-        drop(lock);
-        Ok(result)
+        crate::store_commit::commit(
+            &self.store_path(),
+            self.lock_timeout,
+            || self.read(),
+            change,
+        )
+    }
+
+    /// How many times this process has rewritten this store's `sessions.json`: changes made
+    /// concurrently share one write, so this counts writes, not changes (for diagnostics and
+    /// benchmarks).
+    pub fn store_writes(&self) -> u64 {
+        crate::store_commit::writes(&self.store_path())
     }
 
     /// A fresh session id (or the requested one) and its transcript path, which must be free.

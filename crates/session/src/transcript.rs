@@ -426,6 +426,22 @@ impl Transcript {
             .collect()
     }
 
+    /// The path to `id` from its latest compaction on (the whole path when it has none): what
+    /// preparing the next compaction reads. The messages before that compaction are never
+    /// typed, so the cost of a compaction does not grow with the whole history.
+    pub fn branch_path_since_compaction(&self, id: &str) -> Vec<&SessionEntry> {
+        let Some(&at) = self.index.get(id) else {
+            return Vec::new();
+        };
+        let path = self.path_positions(at);
+        // A compaction read from the file is typed on open, so `peek` sees every one.
+        let start = path
+            .iter()
+            .rposition(|&i| matches!(self.entries.peek(i), Some(SessionEntry::Compaction(_))))
+            .unwrap_or(0);
+        path[start..].iter().map(|&i| self.entries.get(i)).collect()
+    }
+
     /// The entries whose parent is `id`, in file order.
     pub fn children(&self, id: &str) -> Vec<&SessionEntry> {
         (0..self.entries.len())

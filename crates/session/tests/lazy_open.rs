@@ -157,3 +157,52 @@ fn counts_lookups_and_appends_agree_before_and_after_typing_everything() {
         ])
     );
 }
+
+#[test]
+fn the_path_since_compaction_is_the_whole_path_from_its_latest_compaction() {
+    let (_dir, path) = temp_session();
+    support::generate(&path, 3_000, 7, true).unwrap();
+    let eager = Transcript::open(&path, options()).unwrap();
+    let leaves: Vec<String> = eager
+        .entries()
+        .iter()
+        .step_by(23)
+        .map(|e| e.id().to_owned())
+        .chain(eager.leaf_id().map(str::to_owned))
+        .collect();
+    let expected: Vec<Vec<SessionEntry>> = leaves
+        .iter()
+        .map(|leaf| {
+            let whole: Vec<SessionEntry> = eager.branch_path(leaf).into_iter().cloned().collect();
+            let start = whole
+                .iter()
+                .rposition(|e| matches!(e, SessionEntry::Compaction(_)))
+                .unwrap_or(0);
+            whole[start..].to_vec()
+        })
+        .collect();
+    let lazy = Transcript::open(&path, options()).unwrap();
+    let got: Vec<Vec<SessionEntry>> = leaves
+        .iter()
+        .map(|leaf| {
+            lazy.branch_path_since_compaction(leaf)
+                .into_iter()
+                .cloned()
+                .collect()
+        })
+        .collect();
+    assert_eq!(got, expected);
+    // At the leaf of a long compacted session, only the tail since the compaction is read.
+    let leaf = eager.leaf_id().unwrap();
+    let (tail, whole) = (
+        lazy.branch_path_since_compaction(leaf).len(),
+        eager.branch_path(leaf).len(),
+    );
+    assert!(
+        matches!(
+            lazy.branch_path_since_compaction(leaf).first(),
+            Some(SessionEntry::Compaction(_))
+        ) && tail < whole,
+        "{tail} of {whole} entries"
+    );
+}

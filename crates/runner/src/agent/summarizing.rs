@@ -27,8 +27,11 @@ impl TranscriptCompactor for Compactor {
                         .leaf_id()
                         .map(str::to_owned)
                         .ok_or(CompactionError::NothingToCompact)?;
-                    let path: Vec<SessionEntry> =
-                        t.branch_path(&leaf).into_iter().cloned().collect();
+                    let path: Vec<SessionEntry> = t
+                        .branch_path_since_compaction(&leaf)
+                        .into_iter()
+                        .cloned()
+                        .collect();
                     prepare_compaction(&path, &settings)
                 })
                 .await

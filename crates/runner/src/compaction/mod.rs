@@ -265,7 +265,10 @@ impl Compactor {
         let Some(leaf) = transcript.leaf_id().map(str::to_owned) else {
             return Err(CompactionError::NothingToCompact);
         };
-        let preparation = prepare_compaction(&transcript.branch_path(&leaf), &self.settings)?;
+        let preparation = prepare_compaction(
+            &transcript.branch_path_since_compaction(&leaf),
+            &self.settings,
+        )?;
         match self
             .compact(&preparation, custom_instructions, cancel)
             .await?

@@ -5,6 +5,7 @@ pub mod compact;
 pub mod env;
 pub mod final_text;
 pub mod guards;
+mod on_worker;
 pub mod result;
 mod run;
 

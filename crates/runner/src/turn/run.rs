@@ -101,12 +101,22 @@ impl Default for TurnIo {
     }
 }
 
-/// Runs one turn.
+/// Runs one turn, as a task of the current Tokio runtime (see [`super::on_worker`]):
+/// dropping the returned future cancels it.
 pub async fn run_agent_turn_with_fallback(
     env: &TurnEnv,
     request: TurnRequest,
     io: TurnIo,
 ) -> AgentRunLoopResult {
+    let env = env.clone();
+    let run = async move { run_turn_here(&env, request, io).await };
+    match super::on_worker::run_as_task(run).await {
+        Ok(result) => result,
+        Err(e) => final_error(format!("The turn was stopped: {e}."), None),
+    }
+}
+
+async fn run_turn_here(env: &TurnEnv, request: TurnRequest, io: TurnIo) -> AgentRunLoopResult {
     let run_id = request
         .run_id
         .clone()
