@@ -107,3 +107,27 @@ fn every_kind_of_unusable_v1_line_is_judged_the_same_after_the_rewrite() {
     assert_eq!(first.len(), 5);
     assert_eq!(skipped, 9);
 }
+
+#[test]
+fn a_current_file_reads_no_array_as_an_entry() {
+    let (_dir, path) = temp_session();
+    let header = r#"{"type":"session","version":3,"id":"cur-1","timestamp":"2023-01-01T00:00:00.000Z","cwd":"/w"}"#;
+    let kept = r#"{"type":"message","id":"m1","parentId":null,"timestamp":"t","message":{"role":"user","content":"x","timestamp":1}}"#;
+    write_lines(
+        &path,
+        &[
+            header,
+            kept,
+            // Every envelope field by position: not an object, so not an entry.
+            r#"["message","a1","m1","t",{"role":"user"}]"#,
+            r#"{"type":"message","id":"a2","parentId":"m1","timestamp":"t","message":["assistant"]}"#,
+            r#"{"type":"message","id":"a3","parentId":"m1","timestamp":"t","message":{"role":"user","role":"assistant"}}"#,
+        ],
+    );
+    let t = open(&path);
+    let ids: Vec<&str> = t.entries().iter().map(SessionEntry::id).collect();
+    // The duplicated role is read as JSON reads it (the last one wins), like any other object.
+    assert_eq!(ids, ["m1", "a3"]);
+    assert_eq!(t.report().skipped_lines, 2);
+    assert_eq!(t.leaf_id(), Some("a3"));
+}
