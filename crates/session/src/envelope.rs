@@ -13,11 +13,18 @@
 //! version can read is kept as [`SessionEntry::Other`] (see [`crate::entry_list`]) instead of
 //! being skipped at open; pi keeps such lines too. Any line that does not pass goes through the
 //! exact, eager path of [`crate::load`].
+//!
+//! Lines that are typed whole (older files, migrated and rewritten; whole-file rewrites) go
+//! through [`type_object`], which applies the same rule to a parsed object, so a migration's
+//! rewrite never turns a line skipped on one open into an entry on the next, nor the reverse.
 
 use std::borrow::Cow;
 
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
+
+use clawloop_core::message::JsonObject;
 
 use crate::entry::SessionEntry;
 use crate::scan::{Judged, RawLine};
@@ -55,14 +62,84 @@ struct Envelope<'a> {
     #[serde(borrow)]
     #[allow(dead_code, reason = "read only to check that it is a string")]
     timestamp: Cow<'a, str>,
-    #[serde(borrow)]
-    message: Role<'a>,
+    message: Role,
 }
 
-#[derive(Deserialize)]
-struct Role<'a> {
-    #[serde(borrow)]
-    role: Cow<'a, str>,
+/// The `message` object, as far as its role. Read by hand because a derived struct also
+/// accepts a JSON array (fields by position), and a `message` that is not an object is not a
+/// message.
+struct Role {
+    /// Whether the role is `assistant` (the only role the tree needs to know).
+    assistant: bool,
+}
+
+impl<'de> Deserialize<'de> for Role {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct RoleVisitor;
+        impl<'de> Visitor<'de> for RoleVisitor {
+            type Value = Role;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a message object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Role, A::Error> {
+                let mut role: Option<bool> = None;
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    if key == "role" {
+                        if role.is_some() {
+                            return Err(de::Error::duplicate_field("role"));
+                        }
+                        role = Some(map.next_value::<Cow<'de, str>>()? == "assistant");
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                role.map(|assistant| Role { assistant })
+                    .ok_or_else(|| de::Error::missing_field("role"))
+            }
+        }
+        deserializer.deserialize_map(RoleVisitor)
+    }
+}
+
+/// Whether `text` holds a JSON object rather than some other value: the derived envelope
+/// would also read an array, field by field.
+fn is_object_text(text: &str) -> bool {
+    text.trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('{')
+}
+
+/// Types one parsed line as a current-version file's reader keeps it: an entry, or — for an
+/// object with a sound message envelope whose message this version cannot read —
+/// [`SessionEntry::Other`], exactly as the lazy reader ends up keeping that line. `Err` for a
+/// line that reader skips.
+pub(crate) fn type_object(obj: JsonObject) -> Result<SessionEntry, serde_json::Error> {
+    let sound_envelope = has_message_envelope(&obj);
+    match SessionEntry::from_object(obj) {
+        Ok(entry) => Ok(entry),
+        Err(e) if sound_envelope.is_some() => {
+            tracing::warn!(error = %e, "session entry cannot be read; keeping it as an unknown entry");
+            sound_envelope.ok_or(e)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The object itself as [`SessionEntry::Other`] when it passes the envelope check of
+/// [`judge`] (see the module documentation), else `None`. Cloned only for a message entry.
+fn has_message_envelope(obj: &JsonObject) -> Option<SessionEntry> {
+    let is_str = |key: &str| obj.get(key).is_some_and(Value::is_string);
+    let sound = obj.get("type").and_then(Value::as_str) == Some("message")
+        && is_str("id")
+        && matches!(
+            obj.get("parentId"),
+            None | Some(Value::Null | Value::String(_))
+        )
+        && is_str("timestamp")
+        && obj
+            .get("message")
+            .and_then(Value::as_object)
+            .is_some_and(|m| m.get("role").is_some_and(Value::is_string));
+    sound.then(|| SessionEntry::Other(obj.clone()))
 }
 
 /// Judges one line of a current-version file.
@@ -72,13 +149,14 @@ pub(crate) fn judge(path: &std::path::Path, line: RawLine<'_>) -> Judged<Item> {
     let Some(text) = line.text.or_else(|| std::str::from_utf8(line.content).ok()) else {
         return Judged::NotAnObject;
     };
-    if let Ok(envelope) = serde_json::from_str::<Envelope>(text)
+    if is_object_text(text)
+        && let Ok(envelope) = serde_json::from_str::<Envelope>(text)
         && envelope.kind == "message"
     {
         return Judged::Keep(Item::Message {
             id: envelope.id.into_owned(),
             parent_id: envelope.parent_id.map(Cow::into_owned),
-            assistant: envelope.message.role == "assistant",
+            assistant: envelope.message.assistant,
             start: line.start,
             len: line.content.len(),
         });
@@ -86,7 +164,9 @@ pub(crate) fn judge(path: &std::path::Path, line: RawLine<'_>) -> Judged<Item> {
     let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(text) else {
         return Judged::NotAnObject;
     };
-    match SessionEntry::from_object(obj) {
+    // The envelope is only a fast path: whatever it turns down (a duplicated key, say) is
+    // judged by the rule every other reader uses.
+    match type_object(obj) {
         Ok(entry) => Judged::Keep(Item::Typed(Box::new(entry))),
         Err(e) => {
             tracing::warn!(path = %path.display(), line = line.number, error = %e, "skipping unusable session entry");

@@ -12,6 +12,7 @@ use serde_json::Value;
 use clawloop_core::message::JsonObject;
 
 use crate::entry::SessionEntry;
+use crate::envelope;
 use crate::error::SessionError;
 use crate::header::CURRENT_SESSION_VERSION;
 use crate::migrate::declared_version;
@@ -69,7 +70,7 @@ pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Option<Loaded>, Se
         if declared_version(header) < u64::from(CURRENT_SESSION_VERSION) {
             return Judged::Keep(Line::Object(obj));
         }
-        match SessionEntry::from_object(obj) {
+        match envelope::type_object(obj) {
             Ok(entry) => Judged::Keep(Line::Entry(entry)),
             Err(e) => {
                 tracing::warn!(path = %path.display(), line = line.number, error = %e, "skipping unusable session entry");

@@ -320,7 +320,7 @@ impl Transcript {
         for line in lines {
             let entry = match line {
                 Line::Entry(e) => e,
-                Line::Object(o) => match SessionEntry::from_object(o) {
+                Line::Object(o) => match envelope::type_object(o) {
                     Ok(e) => e,
                     Err(e) => {
                         tracing::warn!(path = %transcript.path().display(), error = %e, "skipping unusable session entry");

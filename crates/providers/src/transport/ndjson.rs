@@ -6,8 +6,11 @@
 
 use super::FrameError;
 
-/// Splits a byte stream, fed in arbitrary pieces, into non-blank lines (without terminator;
-/// a trailing `\r` is removed so `\r\n` works too).
+/// Splits a byte stream, fed in arbitrary pieces, into non-blank lines (without terminator).
+///
+/// Trailing JSON whitespace is removed from a line, the `\r` of a `\r\n` among it: it means
+/// nothing to the JSON a line carries, and a line that kept some (`{}\r\r\n` read as `{}\r`)
+/// would read back differently once written out one per line.
 #[derive(Debug)]
 pub struct NdjsonFramer {
     max_line_bytes: usize,
@@ -58,7 +61,11 @@ impl NdjsonFramer {
     }
 
     fn emit(line: &[u8], out: &mut Vec<String>) -> Result<(), FrameError> {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let end = line
+            .iter()
+            .rposition(|&b| !matches!(b, b' ' | b'\t' | b'\r'))
+            .map_or(0, |at| at + 1);
+        let line = &line[..end];
         if line.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
         }

@@ -251,7 +251,7 @@ fn split_entries(lines: Vec<Line>) -> (Vec<SessionEntry>, Vec<Slot>) {
             Line::Entry(e) => Some(e),
             // A migrated object is an entry when it now reads as one; otherwise it is written
             // back as it is, like a migration's own rewrite does.
-            Line::Object(o) => match SessionEntry::from_object(o.clone()) {
+            Line::Object(o) => match crate::envelope::type_object(o.clone()) {
                 Ok(e) => Some(e),
                 Err(_) => {
                     slots.push(Slot::Object(o));
