@@ -9,7 +9,12 @@
 //!
 //! Every change is a read-modify-write under the store's own [`WriteLock`]
 //! (`sessions.json.lock`), of the file as it is on disk, written through write-temp-then-rename:
-//! readers never need the lock and never see half a file. When a transcript's lock is needed
+//! readers never need the lock and never see half a file. The rewrite is not fsynced unless
+//! asked for ([`SessionStore::with_durable_writes`]): like OpenClaw and pi, which never fsync
+//! it, because the store is rewritten before a turn's first request and after its last, and
+//! two fsyncs (file and directory) cost milliseconds to tens of milliseconds on a busy disk,
+//! on the critical path of every turn. A killed process still leaves the old or the new file
+//! whole; only a machine crash may lose the latest update. When a transcript's lock is needed
 //! too (deleting), it is taken first: transcript lock, then store lock, never the reverse, so
 //! a writer updating the store while holding its transcript cannot deadlock with a delete.
 
@@ -128,6 +133,7 @@ pub struct SessionStore {
     dir: PathBuf,
     lock_timeout: Duration,
     clock: Arc<dyn Clock>,
+    durable: bool,
 }
 
 impl std::fmt::Debug for SessionStore {
@@ -135,6 +141,7 @@ impl std::fmt::Debug for SessionStore {
         f.debug_struct("SessionStore")
             .field("dir", &self.dir)
             .field("lock_timeout", &self.lock_timeout)
+            .field("durable", &self.durable)
             .finish_non_exhaustive()
     }
 }
@@ -146,6 +153,7 @@ impl SessionStore {
             dir: dir.into(),
             lock_timeout: DEFAULT_LOCK_TIMEOUT,
             clock: Arc::new(SystemClock),
+            durable: false,
         }
     }
 
@@ -158,6 +166,19 @@ impl SessionStore {
     pub fn with_lock_timeout(mut self, timeout: Duration) -> Self {
         self.lock_timeout = timeout;
         self
+    }
+
+    /// Whether every rewrite of `sessions.json` is fsynced (the file before its rename, the
+    /// directory after), so an update survives a machine crash once it returns. Off by
+    /// default, as in OpenClaw and pi: the rewrite is atomic either way.
+    pub fn with_durable_writes(mut self, durable: bool) -> Self {
+        self.durable = durable;
+        self
+    }
+
+    /// Whether rewrites are fsynced (see [`SessionStore::with_durable_writes`]).
+    pub fn durable_writes(&self) -> bool {
+        self.durable
     }
 
     /// The clock that stamps `updatedAt`.
@@ -399,7 +420,8 @@ impl SessionStore {
         let result = change(&mut map)?;
         // `JSON.stringify(store, null, 2)`: two-space indent, no final newline.
         let bytes = serde_json::to_vec_pretty(&map)?;
-        write_atomic(&path, &bytes, true).map_err(|e| SessionError::io(&path, "write", e))?;
+        write_atomic(&path, &bytes, self.durable)
+            .map_err(|e| SessionError::io(&path, "write", e))?;
         // The update is done; failing to remove the lock file is only logged (by drop).
         drop(lock);
         Ok(result)
