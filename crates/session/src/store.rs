@@ -9,7 +9,12 @@
 //!
 //! Every change is a read-modify-write under the store's own [`WriteLock`]
 //! (`sessions.json.lock`), of the file as it is on disk, written through write-temp-then-rename:
-//! readers never need the lock and never see half a file. When a transcript's lock is needed
+//! readers never need the lock and never see half a file. The rewrite is not fsynced unless
+//! asked for ([`SessionStore::with_durable_writes`]): like OpenClaw and pi, which never fsync
+//! it, because the store is rewritten before a turn's first request and after its last, and
+//! two fsyncs (file and directory) cost milliseconds to tens of milliseconds on a busy disk,
+//! on the critical path of every turn. A killed process still leaves the old or the new file
+//! whole; only a machine crash may lose the latest update. When a transcript's lock is needed
 //! too (deleting), it is taken first: transcript lock, then store lock, never the reverse, so
 //! a writer updating the store while holding its transcript cannot deadlock with a delete.
 
@@ -149,6 +154,7 @@ pub struct SessionStore {
     dir: PathBuf,
     lock_timeout: Duration,
     clock: Arc<dyn Clock>,
+    durable: bool,
 }
 
 impl std::fmt::Debug for SessionStore {
@@ -156,6 +162,7 @@ impl std::fmt::Debug for SessionStore {
         f.debug_struct("SessionStore")
             .field("dir", &self.dir)
             .field("lock_timeout", &self.lock_timeout)
+            .field("durable", &self.durable)
             .finish_non_exhaustive()
     }
 }
@@ -167,6 +174,7 @@ impl SessionStore {
             dir: dir.into(),
             lock_timeout: DEFAULT_LOCK_TIMEOUT,
             clock: Arc::new(SystemClock),
+            durable: false,
         }
     }
 
@@ -179,6 +187,19 @@ impl SessionStore {
     pub fn with_lock_timeout(mut self, timeout: Duration) -> Self {
         self.lock_timeout = timeout;
         self
+    }
+
+    /// Whether every rewrite of `sessions.json` is fsynced (the file before its rename, the
+    /// directory after), so an update survives a machine crash once it returns. Off by
+    /// default, as in OpenClaw and pi: the rewrite is atomic either way.
+    pub fn with_durable_writes(mut self, durable: bool) -> Self {
+        self.durable = durable;
+        self
+    }
+
+    /// Whether rewrites are fsynced (see [`SessionStore::with_durable_writes`]).
+    pub fn durable_writes(&self) -> bool {
+        self.durable
     }
 
     /// The clock that stamps `updatedAt`.
@@ -459,6 +480,7 @@ impl SessionStore {
         crate::store_commit::commit(
             &self.store_path(),
             self.lock_timeout,
+            self.durable,
             || self.read(),
             change,
         )

@@ -1,7 +1,7 @@
 //! Group commit of `sessions.json` changes made by one process.
 //!
 //! Each change is a read-modify-write of the whole file under its cross-process
-//! [`WriteLock`], and a write ends with an fsync. Done one change at a time, N concurrent turns
+//! [`WriteLock`], and a durable write ends with an fsync. Done one change at a time, N concurrent turns
 //! on N keys queue N whole-file rewrites behind a polled lock (O(N²) bytes, and waiters time
 //! out). So the callers of one process share the work: while the file is being written, the
 //! changes that arrive are applied, in arrival order, to the in-memory content that write
@@ -50,6 +50,8 @@ struct State {
     failures: HashMap<u64, (io::ErrorKind, String, usize)>,
     /// Rewrites of the file made so far.
     writes: u64,
+    /// A caller in the open generation asked for a durable (fsynced) write.
+    open_durable: bool,
 }
 
 impl State {
@@ -59,6 +61,7 @@ impl State {
             open: 1,
             open_members: 0,
             writing: false,
+            open_durable: false,
             done: 0,
             failures: HashMap::new(),
             writes: 0,
@@ -108,9 +111,12 @@ pub(crate) fn writes(path: &Path) -> u64 {
 /// Applies `change` to the store file `path` as read under its lock and returns its result
 /// once the file holding it is written. `read` reads the file; `lock_timeout` bounds the wait
 /// for another process's lock. `change` must leave the content untouched when it fails.
+/// `durable` asks for the write carrying this change to be fsynced (it is when any of its
+/// changes asked).
 pub(crate) fn commit<R>(
     path: &Path,
     lock_timeout: Duration,
+    durable: bool,
     read: impl FnOnce() -> Result<JsonObject, SessionError>,
     change: impl FnOnce(&mut JsonObject) -> Result<R, SessionError>,
 ) -> Result<R, SessionError> {
@@ -149,6 +155,7 @@ pub(crate) fn commit<R>(
     };
     let generation = state.open;
     state.open_members += 1;
+    state.open_durable |= durable;
     loop {
         if state.done >= generation {
             return match state.failures.get_mut(&generation) {
@@ -183,6 +190,7 @@ fn write_generation<'a>(
 ) -> MutexGuard<'a, State> {
     let generation = state.open;
     let members = state.open_members;
+    let durable = std::mem::take(&mut state.open_durable);
     state.open += 1;
     state.open_members = 0;
     state.writing = true;
@@ -193,7 +201,7 @@ fn write_generation<'a>(
     });
     drop(state);
     let outcome = match bytes {
-        Some(Ok(bytes)) => write_atomic(path, &bytes, true),
+        Some(Ok(bytes)) => write_atomic(path, &bytes, durable),
         Some(Err(e)) => Err(e),
         None => Err(io::Error::other("the store's lock was lost")),
     };

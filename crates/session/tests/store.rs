@@ -617,3 +617,31 @@ fn list_summaries_reads_the_listed_fields_of_usable_records_newest_first() {
     std::fs::remove_file(store.store_path()).unwrap();
     assert_eq!(store.list_summaries().unwrap(), []);
 }
+
+/// Both kinds of store write replace `sessions.json` whole through a temporary file; only the
+/// opt-in durable kind fsyncs, which costs the default (a turn's critical path) nothing.
+#[test]
+fn store_writes_are_atomic_with_and_without_fsync_and_durable_is_opt_in() {
+    assert!(!SessionStore::new("unused").durable_writes());
+    for durable in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path()).with_durable_writes(durable);
+        assert_eq!(store.durable_writes(), durable);
+        store
+            .set(
+                KEY,
+                SessionRecord::new("0b8e1f2a-1111-4222-8333-444455556666", None, NOW),
+            )
+            .unwrap();
+        assert_eq!(
+            store_json(&store),
+            json!({KEY: {"sessionId": "0b8e1f2a-1111-4222-8333-444455556666", "updatedAt": NOW}}),
+            "durable = {durable}"
+        );
+        assert_eq!(
+            names_in(dir.path()),
+            ["sessions.json"],
+            "durable = {durable}"
+        );
+    }
+}

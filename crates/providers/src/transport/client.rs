@@ -8,6 +8,7 @@ use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio_util::sync::CancellationToken;
 
+use super::clients::Clients;
 use super::config::MAX_ERROR_BODY_READ_BYTES;
 use super::retry_after::retry_after_ms;
 use super::{HttpError, TransportConfig, TransportError};
@@ -23,31 +24,32 @@ pub struct HttpRequest {
     pub body: Vec<u8>,
 }
 
-/// The HTTP client of one runtime: one connection pool shared by every provider and call
-/// (cheap to clone), plus the stream settings.
+/// The HTTP client of one runtime: one connection pool per URL scheme shared by every provider
+/// and call (cheap to clone), plus the stream settings. The TLS-capable pool, whose set-up
+/// loads the system root certificates, is only built by the first non-`http://` request.
 ///
 /// It sends exactly one request per call and never retries: retry, key rotation and fallback
 /// belong to the runner, which must see every failure (SPEC §4).
 #[derive(Debug, Clone)]
 pub struct HttpTransport {
-    client: reqwest::Client,
+    clients: Clients,
     config: Arc<TransportConfig>,
 }
 
 impl HttpTransport {
     /// A transport with its own connection pool.
     pub fn new(config: TransportConfig) -> Result<Self, TransportError> {
-        let client = reqwest::Client::builder()
-            .connect_timeout(config.connect_timeout)
-            .build()
-            .map_err(|e| TransportError::Connect(TransportError::describe(&e)))?;
-        Ok(Self::with_client(client, config))
+        Ok(HttpTransport {
+            clients: Clients::new(config.connect_timeout)?,
+            config: Arc::new(config),
+        })
     }
 
-    /// A transport over an existing reqwest client (to share its pool with other code).
+    /// A transport over an existing reqwest client, used for every URL (to share its pool
+    /// with other code).
     pub fn with_client(client: reqwest::Client, config: TransportConfig) -> Self {
         HttpTransport {
-            client,
+            clients: Clients::shared(client, config.connect_timeout),
             config: Arc::new(config),
         }
     }
@@ -57,9 +59,17 @@ impl HttpTransport {
         &self.config
     }
 
-    /// The underlying client.
-    pub fn client(&self) -> &reqwest::Client {
-        &self.client
+    /// The client that sends `https://` (and any non-`http://`) requests, built now if no
+    /// request needed it yet; fails when TLS could not be set up (no usable system roots).
+    pub fn client(&self) -> Result<&reqwest::Client, TransportError> {
+        self.clients.tls()
+    }
+
+    /// Whether the TLS-capable client has been built: false until the first request to a
+    /// non-`http://` URL (or a [`client`](Self::client) call), so runs against plain-HTTP
+    /// servers never load the system root certificates.
+    pub fn tls_client_built(&self) -> bool {
+        self.clients.tls_built()
     }
 
     /// Sends `request` and waits for the response head. A 2xx gives the body to stream; any
@@ -88,7 +98,8 @@ impl HttpTransport {
             headers.insert(name, value);
         }
         let pending = self
-            .client
+            .clients
+            .for_url(&request.url)?
             .post(&request.url)
             .headers(headers)
             .body(request.body)

@@ -3,6 +3,7 @@
 //! timeout is the [`IdleWatchdog`](crate::wrappers::IdleWatchdog)'s).
 
 mod client;
+mod clients;
 mod config;
 mod diagnostics;
 mod error;

@@ -2,7 +2,7 @@
 //! the default `tools` redaction mode): API keys, tokens, passwords, bearer credentials and
 //! private-key blocks in a call's description are masked before anyone sees it.
 
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 use regex::{Captures, Regex};
 
@@ -15,6 +15,40 @@ const KEEP_START: usize = 6;
 /// Trailing UTF-16 units kept of a long token.
 const KEEP_END: usize = 4;
 
+/// One of OpenClaw's `DEFAULT_REDACT_PATTERNS`, compiled on first need.
+///
+/// Compiling all of them costs milliseconds of CPU, paid at the first tool call of a process,
+/// between a model's response and the next request. Each pattern names ASCII literals of which
+/// every match contains at least one (compared ASCII-case-insensitively, as the pattern
+/// matches them), so a pattern whose literals are absent cannot match and is neither compiled
+/// nor run.
+struct Pattern {
+    /// ASCII-lowercase literals; a match contains at least one of them.
+    needs: &'static [&'static str],
+    source: &'static str,
+    regex: OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    const fn new(needs: &'static [&'static str], source: &'static str) -> Self {
+        Pattern {
+            needs,
+            source,
+            regex: OnceLock::new(),
+        }
+    }
+
+    /// The compiled pattern when `lowercase` (the text, ASCII-lowercased) may hold a match.
+    fn for_text(&self, lowercase: &str) -> Option<&Regex> {
+        if !self.needs.iter().any(|needle| lowercase.contains(needle)) {
+            return None;
+        }
+        self.regex
+            .get_or_init(|| Regex::new(self.source).ok())
+            .as_ref()
+    }
+}
+
 /// OpenClaw's `DEFAULT_REDACT_PATTERNS`, compiled case-insensitively as OpenClaw does.
 ///
 /// Rewritten for the `regex` crate: `\b` is the ASCII word boundary of a JS regex without the
@@ -22,30 +56,55 @@ const KEEP_END: usize = 4;
 /// that closes an optional quote (`(["']?)value\1`) is spelled out as three alternatives (the
 /// value cannot contain quotes, so both forms match the same text). The masked token is the
 /// last non-empty capture group, or the whole match when there is none.
-static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    [
+static PATTERNS: [Pattern; 17] = [
+    Pattern::new(
+        &["key", "token", "secret", "passw"],
         r#"(?-u:\b)(?i-u:[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD))(?-u:\b)\s*[=:]\s*(?:"([^\s"'\\]+)"|'([^\s"'\\]+)'|([^\s"'\\]+))"#,
+    ),
+    Pattern::new(
+        &["apikey", "token", "secret", "passw"],
         r#"(?i-u:"(?:apiKey|token|secret|password|passwd|accessToken|refreshToken)")\s*:\s*"([^"]+)""#,
+    ),
+    Pattern::new(
+        &["--"],
         r#"(?i-u:--(?:api[-_]?key|hook[-_]?token|token|secret|password|passwd))\s+(?:"([^\s"']+)"|'([^\s"']+)'|([^\s"']+))"#,
+    ),
+    Pattern::new(
+        &["authorization"],
         r"(?i-u:Authorization)\s*[:=]\s*(?i-u:Bearer)\s+((?i-u:[A-Z0-9._+=-])+)",
+    ),
+    Pattern::new(
+        &["bearer"],
         r"(?-u:\b)(?i-u:Bearer)\s+((?i-u:[A-Z0-9._+=-]){18,})(?-u:\b)",
+    ),
+    Pattern::new(
+        &["private key-----"],
         r"(?i-u:-----BEGIN [A-Z ]*PRIVATE KEY-----)(?s:.+?)(?i-u:-----END [A-Z ]*PRIVATE KEY-----)",
-        r"(?-u:\b)((?i-u:sk-[A-Z0-9_-]{8,}))(?-u:\b)",
-        r"(?-u:\b)((?i-u:ghp_[A-Z0-9]{20,}))(?-u:\b)",
+    ),
+    Pattern::new(&["sk-"], r"(?-u:\b)((?i-u:sk-[A-Z0-9_-]{8,}))(?-u:\b)"),
+    Pattern::new(&["ghp_"], r"(?-u:\b)((?i-u:ghp_[A-Z0-9]{20,}))(?-u:\b)"),
+    Pattern::new(
+        &["github_pat_"],
         r"(?-u:\b)((?i-u:github_pat_[A-Z0-9_]{20,}))(?-u:\b)",
+    ),
+    Pattern::new(
+        &["xox"],
         r"(?-u:\b)((?i-u:xox[baprs]-[A-Z0-9-]{10,}))(?-u:\b)",
-        r"(?-u:\b)((?i-u:xapp-[A-Z0-9-]{10,}))(?-u:\b)",
-        r"(?-u:\b)((?i-u:gsk_[A-Z0-9_-]{10,}))(?-u:\b)",
-        r"(?-u:\b)((?i-u:AIza[0-9A-Z_-]{20,}))(?-u:\b)",
-        r"(?-u:\b)((?i-u:pplx-[A-Z0-9_-]{10,}))(?-u:\b)",
-        r"(?-u:\b)((?i-u:npm_[A-Z0-9]{10,}))(?-u:\b)",
+    ),
+    Pattern::new(&["xapp-"], r"(?-u:\b)((?i-u:xapp-[A-Z0-9-]{10,}))(?-u:\b)"),
+    Pattern::new(&["gsk_"], r"(?-u:\b)((?i-u:gsk_[A-Z0-9_-]{10,}))(?-u:\b)"),
+    Pattern::new(&["aiza"], r"(?-u:\b)((?i-u:AIza[0-9A-Z_-]{20,}))(?-u:\b)"),
+    Pattern::new(&["pplx-"], r"(?-u:\b)((?i-u:pplx-[A-Z0-9_-]{10,}))(?-u:\b)"),
+    Pattern::new(&["npm_"], r"(?-u:\b)((?i-u:npm_[A-Z0-9]{10,}))(?-u:\b)"),
+    Pattern::new(
+        &[":"],
         r"(?-u:\b)(?i-u:bot)((?i-u:[0-9]{6,}:[A-Z0-9_-]{20,}))(?-u:\b)",
+    ),
+    Pattern::new(
+        &[":"],
         r"(?-u:\b)((?i-u:[0-9]{6,}:[A-Z0-9_-]{20,}))(?-u:\b)",
-    ]
-    .iter()
-    .filter_map(|p| Regex::new(p).ok())
-    .collect()
-});
+    ),
+];
 
 /// Masks secrets in a tool detail, pattern after pattern.
 ///
@@ -53,9 +112,14 @@ static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 /// far shorter (their parts are capped), so the whole text is processed at once here.
 pub(super) fn redact_tool_detail(detail: &str) -> String {
     let mut text = detail.to_owned();
-    for pattern in PATTERNS.iter() {
-        if pattern.is_match(&text) {
-            text = pattern.replace_all(&text, redact_match).into_owned();
+    let mut lowercase = text.to_ascii_lowercase();
+    for pattern in &PATTERNS {
+        let Some(regex) = pattern.for_text(&lowercase) else {
+            continue;
+        };
+        if regex.is_match(&text) {
+            text = regex.replace_all(&text, redact_match).into_owned();
+            lowercase = text.to_ascii_lowercase();
         }
     }
     text
@@ -146,5 +210,43 @@ mod tests {
         let expected: Vec<String> = cases.iter().map(|(_, e)| (*e).to_owned()).collect();
         assert_eq!(actual, expected);
         assert_eq!(PATTERNS.len(), 17);
+        assert!(PATTERNS.iter().all(|p| Regex::new(p.source).is_ok()));
+    }
+
+    /// Skipping a pattern whose literals are absent changes nothing: every pattern run on
+    /// every input (no skipping) gives the same text.
+    #[test]
+    fn skipping_patterns_without_their_literals_changes_nothing() {
+        let inputs = [
+            "read notes.txt",
+            "ls -la /tmp",
+            "export OPENAI_API_KEY=sk-abcdefghijklmnopqrstuv && TOKEN=TOKEN",
+            "curl --Password 'abc123' -H 'AUTHORIZATION: bearer abcdefghijklmnopqrstuvwxyz0123'",
+            "{\"accessToken\": \"abcdef\", \"RefreshToken\": \"x\"}",
+            "-----begin ec private key-----\nAAAA\n-----END EC PRIVATE KEY-----",
+            "GHP_abcdefghijklmnopqrstuvwxyz xoxb-1234567890ab XAPP-1234567890ab",
+            "GSK_abcdefghijk aizaABCDEFGHIJKLMNOPQRSTUV PPLX-abcdefghijk NPM_abcdefghijk",
+            "Bot123456789:ABCDEFGHIJKLMNOPQRSTUVWXYZ and 123456:abcdefghijklmnopqrstuv",
+            "github_pat_ABCDEFGHIJKLMNOPQRSTUVWXYZ éSecret: ünïcode",
+            "MY_PASSWD=hunter2 --hook-token t0k3n --api_key=k",
+        ];
+        for input in inputs {
+            let mut everything = input.to_owned();
+            for pattern in &PATTERNS {
+                let regex = Regex::new(pattern.source).unwrap();
+                if regex.is_match(&everything) {
+                    everything = regex.replace_all(&everything, redact_match).into_owned();
+                }
+            }
+            assert_eq!(redact_tool_detail(input), everything, "{input}");
+        }
+    }
+
+    #[test]
+    fn a_detail_without_any_literal_compiles_no_pattern() {
+        let pattern = Pattern::new(&["sk-"], r"sk-[a-z]+");
+        assert!(pattern.for_text("read notes.txt").is_none());
+        assert!(pattern.regex.get().is_none());
+        assert!(pattern.for_text("key sk-abc").is_some());
     }
 }
