@@ -51,8 +51,8 @@ mod tests {
         assert_eq!(
             local["models"],
             json!([
-                {"id": "smollm2", "contextWindow": 8192, "maxTokens": 256},
-                {"id": "smollm2-tools", "contextWindow": 8192, "maxTokens": 256,
+                {"id": "smollm2", "contextWindow": crate::real_llm::server::CONTEXT_WINDOW, "maxTokens": 256},
+                {"id": "smollm2-tools", "contextWindow": crate::real_llm::server::CONTEXT_WINDOW, "maxTokens": 256,
                  "toolChoice": "required"},
             ])
         );

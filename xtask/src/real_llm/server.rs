@@ -11,7 +11,7 @@ use super::outcome::{Failure, failed};
 const STARTUP_LIMIT: Duration = Duration::from_secs(300);
 
 /// The model's context window, as configured for clawloop too.
-pub const CONTEXT_WINDOW: u64 = 8192;
+pub const CONTEXT_WINDOW: u64 = 16384;
 
 /// The server process and where it listens.
 #[derive(Debug)]

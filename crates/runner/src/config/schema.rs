@@ -341,7 +341,10 @@ pub fn models(_: &mut SchemaGenerator) -> Schema {
                 }
             },
             "headers": with_description(&headers, "Extra HTTP headers, over the provider's."),
-            "compat": { "type": "object", "description": "Compat flags, merged over the provider's." }
+            "compat": { "type": "object", "description": "Compat flags, merged over the provider's." },
+            "toolChoice": {
+                "description": "Tool choice sent on the call that answers a user prompt: `auto`, `none`, `required` (or `any`), or `{ name = \"<tool>\" }` (default: not sent)."
+            }
         }
     });
     let provider = json!({
@@ -519,6 +522,7 @@ mod tests {
             cost: Some(clawloop_core::ModelCost::default()),
             headers: [("h".to_owned(), "v".to_owned())].into(),
             compat: Some(json!({"x": 1})),
+            tool_choice: Some(clawloop_core::ToolChoice::Required),
             ..ModelConfig::default()
         };
         let provider = ProviderConfig {
