@@ -4,6 +4,7 @@
 //! when it appears) until Ctrl-C, which ends it with exit status 0: stopping is how a follow
 //! ends, not a failure.
 
+use crate::async_runtime::{Flavor, start};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
@@ -121,13 +122,10 @@ fn print_tail(file: &Path, count: usize, out: &mut impl Write) -> std::io::Resul
 }
 
 fn follow(dir: &Path, position: Option<(PathBuf, u64)>) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match start(Flavor::CurrentThread) {
         Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("clawloop: cannot start the async runtime: {err}");
+        Err(message) => {
+            eprintln!("clawloop: {message}");
             return ExitCode::from(EXIT_FAILED);
         }
     };

@@ -1,5 +1,6 @@
 //! `clawloop run [PROMPT]`: one turn for a session key.
 
+use crate::async_runtime::{Flavor, start};
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -95,13 +96,10 @@ pub fn main(args: RunArgs) -> ExitCode {
     };
     // One turn is one chain of awaits (blocking work goes to the blocking pool): worker
     // threads would only add start-up work, thread stacks and cross-thread wake-ups.
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match start(Flavor::CurrentThread) {
         Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("clawloop: cannot start the async runtime: {err}");
+        Err(message) => {
+            eprintln!("clawloop: {message}");
             return ExitCode::from(EXIT_FAILED);
         }
     };

@@ -4,6 +4,7 @@
 pub mod command;
 pub mod input;
 
+use crate::async_runtime::{Flavor, start};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -71,13 +72,10 @@ pub fn main(args: ChatArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match start(Flavor::MultiThread) {
         Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("clawloop: cannot start the async runtime: {err}");
+        Err(message) => {
+            eprintln!("clawloop: {message}");
             return ExitCode::from(EXIT_FAILED);
         }
     };
