@@ -71,9 +71,10 @@ impl Artifacts {
             .join("llama.cpp")
     }
 
-    /// cmake's build directory.
+    /// cmake's build directory. Named after the build's CPU target, so a cache holding a
+    /// build for another target (an earlier `-march=native` one) is not reused.
     pub fn llama_build(&self) -> PathBuf {
-        self.llama_dir().join("build")
+        self.llama_dir().join("build-x86-64-v3")
     }
 
     /// The built server.

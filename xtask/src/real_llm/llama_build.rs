@@ -63,6 +63,11 @@ pub async fn ensure_llama_server(artifacts: &Artifacts) -> Result<PathBuf, Failu
 
 /// cmake's configure arguments: Release, CPU only, static, and nothing fetched from the
 /// network at build time (no curl, no prebuilt web UI download).
+///
+/// Not `-march=native`: a virtual machine may report instructions its kernel does not let a
+/// process run (here AMX tiles and AVX-512: the native build died of SIGILL while loading the
+/// model). AVX2, FMA, F16C and BMI2 (x86-64-v3, ggml's default set when not native) are
+/// enough for a 135M model.
 pub fn configure_args(source: &Path, build: &Path) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec!["-S".into(), source.into(), "-B".into(), build.into()];
     args.extend(
@@ -74,6 +79,7 @@ pub fn configure_args(source: &Path, build: &Path) -> Vec<OsString> {
             "-DLLAMA_BUILD_TESTS=OFF",
             "-DLLAMA_BUILD_EXAMPLES=OFF",
             "-DBUILD_SHARED_LIBS=OFF",
+            "-DGGML_NATIVE=OFF",
             "-DGGML_CUDA=OFF",
             "-DGGML_VULKAN=OFF",
             "-DGGML_METAL=OFF",
@@ -183,6 +189,7 @@ mod tests {
             "-DCMAKE_BUILD_TYPE=Release",
             "-DLLAMA_CURL=OFF",
             "-DGGML_CUDA=OFF",
+            "-DGGML_NATIVE=OFF",
         ] {
             assert!(configure.contains(&OsString::from(flag)), "{flag}");
         }

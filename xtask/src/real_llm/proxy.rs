@@ -1,7 +1,14 @@
 //! A recording HTTP proxy in front of `llama-server`: clawloop talks to it, it keeps every
-//! request body (what the model was really sent) and passes the bytes through unchanged, the
-//! streamed answer included. Each request gets its own upstream connection (`Connection:
-//! close`), so no request on a kept-alive connection goes unrecorded.
+//! request body (what clawloop really sent) and passes the bytes through, the streamed answer
+//! unchanged. Each request gets its own upstream connection (`Connection: close`), so no
+//! request on a kept-alive connection goes unrecorded.
+//!
+//! One request is changed on its way up: one that forces a tool call (`tool_choice:
+//! "required"`) gets a last assistant message holding the template's tool-call opener (see
+//! [`prefill_tool_call`]). llama-server's grammar for `required` lets the model write free text
+//! *before* its first `<tool_call>`, and SmolLM2-135M never writes that tag of its own, so it
+//! wrote text until `max_tokens`. Prefilled, the grammar leaves only the call itself to write.
+//! The request recorded is clawloop's, unchanged: the checks judge what clawloop sent.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -80,16 +87,19 @@ async fn forward(mut client: TcpStream, upstream: SocketAddr, log: Arc<Mutex<Vec
             Ok(n) => body.extend_from_slice(&buf[..n]),
         }
     }
+    let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    if let Some(prefilled) = prefill_tool_call(&json).and_then(|v| serde_json::to_vec(&v).ok()) {
+        body = prefilled;
+    }
     log.lock().push(Recorded {
         path: parsed.path,
-        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        body: json,
     });
     let Ok(mut server) = TcpStream::connect(upstream).await else {
         return;
     };
-    if server.write_all(parsed.rewritten.as_bytes()).await.is_err()
-        || server.write_all(&body).await.is_err()
-    {
+    let head = format!("{}Content-Length: {}\r\n\r\n", parsed.rewritten, body.len());
+    if server.write_all(head.as_bytes()).await.is_err() || server.write_all(&body).await.is_err() {
         return;
     }
     // The answer streams back as it comes; a client that hangs up (an interrupted run)
@@ -124,7 +134,8 @@ pub struct Head {
     pub path: String,
     /// `Content-Length`, 0 when absent.
     pub content_length: usize,
-    /// The head to send upstream: the same, with `Connection: close`.
+    /// The head to send upstream without its blank line: the same, with `Connection: close`
+    /// and without `Content-Length` (the body sent may differ from the one received).
     pub rewritten: String,
 }
 
@@ -147,16 +158,38 @@ pub fn parse_head(head: &str) -> Option<Head> {
         }
         if name_lower == "content-length" {
             content_length = value.trim().parse().ok()?;
+            continue;
         }
         rewritten.push_str(line);
         rewritten.push_str("\r\n");
     }
-    rewritten.push_str("Connection: close\r\n\r\n");
+    rewritten.push_str("Connection: close\r\n");
     Some(Head {
         path: path.to_owned(),
         content_length,
         rewritten,
     })
+}
+
+/// The template's tool-call opener (Qwen2.5's, which the server is given).
+pub const TOOL_CALL_OPENER: &str = "<tool_call>\n";
+
+/// A chat-completions request that forces a tool call (`tool_choice: "required"`) and does not
+/// end with an assistant message, with an assistant message `<tool_call>\n` appended: the
+/// server continues that message (its assistant prefill), so the grammar starts inside the
+/// call. `None` for every other request, which goes up as it came.
+pub fn prefill_tool_call(body: &Value) -> Option<Value> {
+    if body.get("tool_choice")? != "required" {
+        return None;
+    }
+    let messages = body.get("messages")?.as_array()?;
+    if messages.last().is_some_and(|m| m["role"] == "assistant") {
+        return None;
+    }
+    let mut body = body.clone();
+    let messages = body.get_mut("messages")?.as_array_mut()?;
+    messages.push(serde_json::json!({"role": "assistant", "content": TOOL_CALL_OPENER}));
+    Some(body)
 }
 
 #[cfg(test)]
@@ -174,7 +207,7 @@ mod tests {
                 path: "/v1/chat/completions".to_owned(),
                 content_length: 12,
                 rewritten: "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n\
-                            Content-Length: 12\r\nConnection: close\r\n\r\n"
+                            Connection: close\r\n"
                     .to_owned(),
             })
         );
@@ -183,5 +216,26 @@ mod tests {
             parse_head("POST / HTTP/1.1\r\nContent-Length: lots\r\n\r\n"),
             None
         );
+    }
+
+    #[test]
+    fn only_a_forced_tool_call_is_prefilled() {
+        use serde_json::json;
+        let forced =
+            json!({"tool_choice": "required", "messages": [{"role": "user", "content": "hi"}]});
+        assert_eq!(
+            prefill_tool_call(&forced),
+            Some(json!({"tool_choice": "required", "messages": [
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": "<tool_call>\n"},
+            ]}))
+        );
+        let free = json!({"messages": [{"role": "user", "content": "hi"}]});
+        assert_eq!(prefill_tool_call(&free), None);
+        let auto = json!({"tool_choice": "auto", "messages": []});
+        assert_eq!(prefill_tool_call(&auto), None);
+        let continued =
+            json!({"tool_choice": "required", "messages": [{"role": "assistant", "content": "x"}]});
+        assert_eq!(prefill_tool_call(&continued), None);
     }
 }
