@@ -24,6 +24,16 @@ pub struct LeadingHttpStatus<'a> {
 /// insensitive). The whole text must match, so `429Too` or `4290` give `None`. The caller trims
 /// first where the reference does.
 pub fn parse_leading_http_status(raw: &str) -> Option<LeadingHttpStatus<'_>> {
+    // The pattern is anchored: a text that starts with neither a digit nor `http` cannot
+    // match, and most error texts (and every empty one) are answered without the regex.
+    let head = raw.as_bytes();
+    let may_match = head.first().is_some_and(u8::is_ascii_digit)
+        || head
+            .get(..4)
+            .is_some_and(|h| h.eq_ignore_ascii_case(b"http"));
+    if !may_match {
+        return None;
+    }
     let caps = HTTP_STATUS_CODE_PREFIX_RE.captures(raw)?;
     let code = caps.get(1)?.as_str().parse::<u16>().ok()?;
     let rest = caps.get(2).map_or("", |m| js_trim(m.as_str()));

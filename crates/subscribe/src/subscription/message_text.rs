@@ -40,6 +40,13 @@ fn compile(pattern: &str) -> Option<Regex> {
     Regex::new(&pattern.replace("{ws}", WS)).ok()
 }
 
+/// Whether `text` may hold a tag at all: every pattern here starts with `<`, so text without
+/// one is left as it is without compiling (or running) any of them. Most replies hold no `<`,
+/// and compiling these patterns was a fifth of a one-shot turn's instructions.
+fn may_hold_tag(text: &str) -> bool {
+    text.contains('<')
+}
+
 /// `QUICK_TAG_RE`: some reasoning or final tag may be present.
 static QUICK_TAG: LazyLock<Option<Regex>> = LazyLock::new(|| {
     compile(r"<{ws}*/?{ws}*(?i-u:(?:antml:)?(?:think(?:ing)?|thought)|antthinking|final)(?-u:\b)")
@@ -153,13 +160,13 @@ fn promoted_parts(message: &AssistantMessage) -> Vec<Part<'_>> {
 /// OpenClaw `splitThinkingTaggedText`, pushing the pieces onto `out`; `false` (and nothing
 /// pushed) when the text is not promoted.
 fn split_thinking_tagged_text<'a>(text: &'a str, out: &mut Vec<Part<'a>>) -> bool {
-    let Some(scan) = PROMOTE_TAG.as_ref() else {
-        return false;
-    };
     let start = js_trim_start(text);
     if !start.starts_with('<') {
         return false;
     }
+    let Some(scan) = PROMOTE_TAG.as_ref() else {
+        return false;
+    };
     let mut has_open = false;
     let mut has_close = false;
     for captures in scan.captures_iter(text) {
@@ -220,6 +227,9 @@ fn split_thinking_tagged_text<'a>(text: &'a str, out: &mut Vec<Part<'a>>) -> boo
 /// OpenClaw `extractThinkingFromTaggedText`: the text between think tags (code not spared),
 /// trimmed.
 fn extract_thinking_from_tagged_text(text: &str) -> String {
+    if !may_hold_tag(text) {
+        return String::new();
+    }
     let Some(scan) = PROMOTE_TAG.as_ref() else {
         return String::new();
     };
@@ -246,6 +256,9 @@ fn sanitize_visible(text: &str) -> String {
 /// OpenClaw `stripReasoningTagsFromText` in strict mode, untrimmed: `<final>` tags outside
 /// code removed, then thinking blocks outside code removed (an unclosed one up to the end).
 fn strip_reasoning_tags(text: &str) -> Cow<'_, str> {
+    if !may_hold_tag(text) {
+        return Cow::Borrowed(text);
+    }
     let (Some(quick), Some(final_tag), Some(thinking_tag)) = (
         QUICK_TAG.as_ref(),
         FINAL_TAG.as_ref(),
@@ -307,7 +320,12 @@ fn sanitize_user_facing(text: &str) -> Cow<'_, str> {
     if text.is_empty() {
         return Cow::Borrowed(text);
     }
-    let stripped = match PLAIN_FINAL_TAG.as_ref() {
+    let plain_final_tag = if may_hold_tag(text) {
+        PLAIN_FINAL_TAG.as_ref()
+    } else {
+        None
+    };
+    let stripped = match plain_final_tag {
         Some(re) => re.replace_all(text, ""),
         None => Cow::Borrowed(text),
     };
