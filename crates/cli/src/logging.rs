@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tracing_appender::non_blocking::WorkerGuard;
+use tracing_appender::non_blocking::{NonBlockingBuilder, WorkerGuard};
 use tracing_appender::rolling::{Builder, Rotation};
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
@@ -16,6 +16,11 @@ use crate::config::{home_dir, load_cached};
 pub const LOG_PREFIX: &str = "clawloop";
 /// The log files' extension.
 pub const LOG_SUFFIX: &str = "log";
+
+/// Log lines queued for the writer thread before new ones are dropped. A command logs a few
+/// lines a turn; the appender's default (128 000) allocated and touched a 4 MB queue in every
+/// process, a quarter of a one-shot `run`'s memory.
+const BUFFERED_LINES: usize = 1024;
 
 /// The log directory of a home.
 pub fn log_dir(home: &Path) -> PathBuf {
@@ -50,7 +55,9 @@ pub fn init(command: &str) -> Option<WorkerGuard> {
             return None;
         }
     };
-    let (writer, guard) = tracing_appender::non_blocking(appender);
+    let (writer, guard) = NonBlockingBuilder::default()
+        .buffered_lines_limit(BUFFERED_LINES)
+        .finish(appender);
     let layer = tracing_subscriber::fmt::layer()
         .with_writer(writer)
         .with_ansi(false);
