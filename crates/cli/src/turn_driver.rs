@@ -49,7 +49,9 @@ pub async fn drive_turn(
         let _spinner = SpinnerTask::start(renderer.term());
         run_agent_turn_with_fallback(env, request, io).await
     };
-    let mut outcome = outcome_of(env, &result, cancel.is_cancelled());
+    // The cost needs the model catalog, built again here: only for a line that shows it.
+    let priced = renderer.shows_summary();
+    let mut outcome = outcome_of(env, &result, cancel.is_cancelled(), priced);
     outcome.stats.duration = started.elapsed();
     if outcome.failure.is_none() {
         renderer.final_reply(&view, &outcome.reply);
@@ -57,7 +59,12 @@ pub async fn drive_turn(
     outcome
 }
 
-fn outcome_of(env: &TurnEnv, result: &AgentRunLoopResult, interrupted: bool) -> TurnOutcome {
+fn outcome_of(
+    env: &TurnEnv,
+    result: &AgentRunLoopResult,
+    interrupted: bool,
+    priced: bool,
+) -> TurnOutcome {
     let mut stats = TurnStats::default();
     let (session_id, failure, reply) = match result {
         AgentRunLoopResult::Success(success) => {
@@ -74,7 +81,9 @@ fn outcome_of(env: &TurnEnv, result: &AgentRunLoopResult, interrupted: bool) -> 
             {
                 stats.input_tokens = usage.input;
                 stats.output_tokens = usage.output;
-                stats.cost_usd = run_cost(&env.config, &meta.provider, &meta.model, usage);
+                if priced {
+                    stats.cost_usd = run_cost(&env.config, &meta.provider, &meta.model, usage);
+                }
             }
             (
                 Some(success.session_id.clone()),

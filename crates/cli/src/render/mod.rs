@@ -83,10 +83,15 @@ impl Renderer {
         }
     }
 
-    /// The last line of a successful turn (block mode only: `--print` and `--json` keep
-    /// stderr quiet for scripts).
+    /// Whether a successful turn ends with [`Renderer::summary`]'s line (block mode only:
+    /// `--print` and `--json` keep stderr quiet for scripts).
+    pub fn shows_summary(&self) -> bool {
+        self.mode == OutputMode::Blocks
+    }
+
+    /// The last line of a successful turn, when [`Renderer::shows_summary`].
     pub fn summary(&self, stats: &TurnStats, session: Option<(&str, Option<&str>)>) {
-        if self.mode == OutputMode::Blocks {
+        if self.shows_summary() {
             let line = summary_line(stats, session);
             self.term
                 .err_line(&self.term.paint_err(Style::new().dimmed(), &line));
