@@ -202,7 +202,9 @@ pub fn load(inputs: &Inputs<'_>) -> Result<Loaded, LoadError> {
         layers.push(layers::override_layer(arg).map_err(layer_error)?);
     }
 
-    let tree = clawloop_runner::config::schema::key_tree();
+    // The compiled-in table, not the schema: generating the schema costs a quarter of a
+    // one-shot turn's instructions.
+    let tree = clawloop_runner::config::known_keys::known_key_tree();
     let mut warnings = Vec::new();
     for layer in &layers {
         for unknown in unknown::unknown_keys(&tree, &layer.value) {

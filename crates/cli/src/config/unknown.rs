@@ -78,7 +78,7 @@ fn closest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a s
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clawloop_runner::config::schema::key_tree;
+    use clawloop_runner::config::known_keys::known_key_tree as key_tree;
     use pretty_assertions::assert_eq;
     use serde_json::json;
 

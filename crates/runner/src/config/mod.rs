@@ -7,6 +7,7 @@
 //! but invalid is an error naming its path ([`ConfigError`]), never a silent default.
 
 mod agents;
+pub mod known_keys;
 mod logging;
 pub mod schema;
 
