@@ -140,7 +140,7 @@ pub async fn session_scale(url: &str, entries: usize) -> Result<SessionScale, St
         ..SessionOptions::default()
     };
     let started = Instant::now();
-    write_session(&path, options.clone(), entries)?;
+    let entries = write_session(&path, options.clone(), entries)?;
     let write_s = started.elapsed().as_secs_f64();
     let file_bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
 
@@ -190,10 +190,11 @@ pub async fn session_scale(url: &str, entries: usize) -> Result<SessionScale, St
     })
 }
 
-/// Appends `entries` entries of realistic sizes: turns of a user message, an assistant
-/// message with a `read` call, its result and an answer, a compaction every
-/// [`ENTRIES_PER_COMPACTION`] entries (a long-lived session has them).
-fn write_session(path: &Path, options: SessionOptions, entries: usize) -> Result<(), String> {
+/// Appends at least `entries` entries (up to three more, to end on a whole turn) of realistic
+/// sizes: turns of a user message, an assistant message with a `read` call, its result and
+/// an answer, a compaction every [`ENTRIES_PER_COMPACTION`] entries (a long-lived session has
+/// them).
+fn write_session(path: &Path, options: SessionOptions, entries: usize) -> Result<usize, String> {
     let err = |e: clawloop_session::SessionError| format!("cannot write the session: {e}");
     let mut transcript = Transcript::open(path, options).map_err(err)?;
     let mut text = TextGen(0x5eed);
@@ -225,10 +226,10 @@ fn write_session(path: &Path, options: SessionOptions, entries: usize) -> Result
                 answer.into()
             },
         ];
+        // Whole turns only: a session ending on the user message would leave it orphaned,
+        // and the next turn's prompt is then merged into it (as OpenClaw does), which the
+        // rule would not read as the bench's own command.
         for message in steps {
-            if written >= entries {
-                break;
-            }
             transcript.append_message(message).map_err(err)?;
             written += 1;
         }
@@ -241,7 +242,8 @@ fn write_session(path: &Path, options: SessionOptions, entries: usize) -> Result
             written += 1;
         }
     }
-    transcript.close().map_err(err)
+    transcript.close().map_err(err)?;
+    Ok(written)
 }
 
 /// Deterministic prose of a given length.
