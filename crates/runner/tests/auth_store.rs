@@ -441,6 +441,70 @@ fn a_held_lock_times_out_with_the_lock_file_named() {
     store.update_state(&mut |_, _| false).unwrap();
 }
 
+/// An update that changes nothing is answered from a read without the lock (what a locked read
+/// would have seen), so it neither waits for a held lock nor creates the lock file; one that
+/// changes something still waits for the lock and is made on what the files hold under it.
+#[test]
+fn an_update_that_changes_nothing_takes_no_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileAuthStore::new(dir.path()).with_lock_timeout(Duration::ZERO);
+    let seen = store.update_state(&mut |_, _| false).unwrap();
+    assert_eq!(seen.state, AuthState::default());
+    assert!(!store.lock_path().exists());
+
+    write(
+        &store.state_path(),
+        &pretty(&json!({"version": 1, "usageStats": {"openai:a": {"errorCount": 2}}})),
+    );
+    let holder = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(store.lock_path())
+        .unwrap();
+    holder.lock().unwrap();
+    let mut calls = 0;
+    let seen = store
+        .update_state(&mut |_, _| {
+            calls += 1;
+            false
+        })
+        .unwrap();
+    assert_eq!(calls, 1);
+    assert_eq!(
+        seen.state.stats("openai:a").and_then(|s| s.error_count),
+        Some(2)
+    );
+    let err = store
+        .update_state(&mut |_, state| {
+            state.stats_mut("openai:a").error_count = Some(3);
+            true
+        })
+        .unwrap_err();
+    assert!(matches!(err, AuthStoreError::LockTimeout { .. }), "{err:?}");
+    holder.unlock().unwrap();
+    increment_errors(&store);
+    assert_eq!(
+        store
+            .load()
+            .unwrap()
+            .state
+            .stats("openai:a")
+            .and_then(|s| s.error_count),
+        Some(3)
+    );
+}
+
+fn increment_errors(store: &FileAuthStore) {
+    store
+        .update_state(&mut |_, state| {
+            let stats = state.stats_mut("openai:a");
+            stats.error_count = Some(stats.error_count.unwrap_or(0) + 1);
+            true
+        })
+        .unwrap();
+}
+
 #[test]
 fn manager_runs_on_the_blocking_pool_from_async_code() {
     let dir = tempfile::tempdir().unwrap();

@@ -156,6 +156,18 @@ impl AuthStore for FileAuthStore {
         &self,
         update: &mut dyn FnMut(&AuthProfiles, &mut AuthState) -> bool,
     ) -> Result<AuthSnapshot, AuthStoreError> {
+        // Most updates change nothing (every run asks for the profile order, which only clears
+        // cooldown windows that have ended, usually none): a read without the lock answers
+        // them as a locked read would at that instant, since every write is an atomic rename.
+        // Only a change takes the lock, and is made again on what the files hold under it.
+        let unlocked = self.load()?;
+        let mut state = unlocked.state.clone();
+        if !update(&unlocked.profiles, &mut state) {
+            return Ok(AuthSnapshot {
+                profiles: unlocked.profiles,
+                state,
+            });
+        }
         let _lock = self.lock()?;
         let profiles = self.read_profiles()?;
         let mut state = self.read_state(&profiles)?;
