@@ -532,6 +532,10 @@ pub trait AuthStore: Send + Sync {
     /// Re-reads both files under the lock, lets `update` change the state, and writes it back
     /// when `update` returns `true` (an empty state removes `auth-state.json`). Returns what
     /// the files hold afterwards.
+    ///
+    /// A store may first offer `update` what a read without the lock finds, and answer from it
+    /// when `update` returns `false` (nothing to write); only a change is then made again under
+    /// the lock. So `update` may run more than once and must depend only on its arguments.
     fn update_state(
         &self,
         update: &mut dyn FnMut(&AuthProfiles, &mut AuthState) -> bool,

@@ -438,7 +438,8 @@ fn a_held_lock_times_out_with_the_lock_file_named() {
         "{err:?}"
     );
     holder.unlock().unwrap();
-    store.update_state(&mut |_, _| false).unwrap();
+    // Released: a changing update takes the lock again.
+    store.update_state(&mut |_, _| true).unwrap();
 }
 
 /// An update that changes nothing is answered from a read without the lock (what a locked read

@@ -26,8 +26,10 @@ pub fn run(args: &ResetArgs) -> Result<(), CmdError> {
     let context = AuthContext::load()?;
     let mut changes: Vec<(String, ProfileUsageStats)> = Vec::new();
     let mut unknown: Option<Vec<String>> = None;
+    // The store may run the closure more than once: each run starts afresh.
     context.store.update_state(&mut |profiles, state| {
         changes.clear();
+        unknown = None;
         let targets: Vec<String> = match &args.profile_id {
             Some(id) if profiles.get(id).is_none() && state.stats(id).is_none() => {
                 unknown = Some(profiles.profiles.keys().cloned().collect());

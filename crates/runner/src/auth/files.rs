@@ -4,9 +4,12 @@
 //! * **Writes** replace a file atomically (temp file, fsync, rename); files are created 0600
 //!   and a directory the store creates is 0700. A state with nothing in it removes
 //!   `auth-state.json`, as OpenClaw does.
-//! * **Updates** run under one exclusive lock, `auth-store.lock` beside the files, held across
-//!   processes (an OS file lock; see `file_lock.rs`). Inside the lock the files are read
-//!   again, so an update always starts from what another process last wrote.
+//! * **Updates** that change something run under one exclusive lock, `auth-store.lock` beside
+//!   the files, held across processes (an OS file lock; see `file_lock.rs`). Inside the lock
+//!   the files are read again, so an update always starts from what another process last
+//!   wrote. An update that changes nothing is answered from a read without the lock (every
+//!   write is an atomic rename); its closure then runs once more under the lock only when it
+//!   does change something.
 //! * **Bad files** are reported with their path and never written over: an update that cannot
 //!   read a file fails before it writes anything.
 //! * **Legacy files** are read, not rewritten: without `auth-profiles.json`, the credentials of
@@ -158,8 +161,9 @@ impl AuthStore for FileAuthStore {
     ) -> Result<AuthSnapshot, AuthStoreError> {
         // Most updates change nothing (every run asks for the profile order, which only clears
         // cooldown windows that have ended, usually none): a read without the lock answers
-        // them as a locked read would at that instant, since every write is an atomic rename.
-        // Only a change takes the lock, and is made again on what the files hold under it.
+        // them, each file as a locked read would see it, since every write is an atomic
+        // rename. Only a change takes the lock, and is made again on what the files hold
+        // under it.
         let unlocked = self.load()?;
         let mut state = unlocked.state.clone();
         if !update(&unlocked.profiles, &mut state) {

@@ -1,9 +1,9 @@
 //! [`AuthProfileManager`]: the auth decisions over a store, a config and a clock — what the
 //! run loop calls.
 //!
-//! Each method reads or updates the store once; updates go through
-//! [`AuthStore::update_state`], so they start from the state on disk and never lose another
-//! writer's change. The methods **block** (a file store waits for its lock and does disk I/O):
+//! Updates go through [`AuthStore::update_state`], so they start from the state on disk and
+//! never lose another writer's change (an update that turns out to change nothing takes no
+//! lock). The methods **block** (a file store waits for its lock and does disk I/O):
 //! async callers wrap them in [`AuthProfileManager::blocking`], which runs them on tokio's
 //! blocking pool instead of a runtime worker.
 
