@@ -19,7 +19,8 @@ pub const LOG_SUFFIX: &str = "log";
 
 /// Log lines queued for the writer thread before new ones are dropped. A command logs a few
 /// lines a turn; the appender's default (128 000) allocated and touched a 4 MB queue in every
-/// process, a quarter of a one-shot `run`'s memory.
+/// process, a quarter of a one-shot `run`'s memory. At `debug` or `trace` the dependencies
+/// can log more in a burst than the writer drains, and the excess is dropped.
 const BUFFERED_LINES: usize = 1024;
 
 /// The log directory of a home.

@@ -24,7 +24,7 @@ pub struct TurnOutcome {
     pub failure: Option<String>,
     /// The turn was cancelled (Ctrl-C).
     pub interrupted: bool,
-    /// Tokens, cost and duration.
+    /// Tokens, cost (only where the summary line shows it) and duration.
     pub stats: TurnStats,
 }
 

@@ -17,7 +17,8 @@ pub struct TurnStats {
     pub input_tokens: Option<u64>,
     /// Output tokens of the run.
     pub output_tokens: Option<u64>,
-    /// Cost in USD, when the model has prices.
+    /// Cost in USD, when the model has prices and the summary line shows it (not in
+    /// `--print` or `--json`).
     pub cost_usd: Option<f64>,
     /// Wall time of the turn.
     pub duration: Duration,

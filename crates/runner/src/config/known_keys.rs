@@ -137,7 +137,8 @@ fn children(keys: &[(u8, &str, Shape)], at: &mut usize, depth: u8) -> Vec<(Strin
         }
         *at += 1;
         if level > depth {
-            // Deeper than a table's child without a parent: not generated, skipped.
+            // A row deeper than its parent's children is never generated (the shape test
+            // compares the rebuilt tree with the schema's); skipped.
             continue;
         }
         let entry = |at: &mut usize| {
@@ -165,7 +166,8 @@ fn children(keys: &[(u8, &str, Shape)], at: &mut usize, depth: u8) -> Vec<(Strin
 }
 
 /// The table's rows for `tree` (the generator of [`KNOWN_KEYS`]).
-pub fn render_known_keys(tree: &KeyNode) -> String {
+#[cfg(test)]
+fn render_known_keys(tree: &KeyNode) -> String {
     let mut out = String::new();
     if let KeyKind::Table(keys) = &tree.kind {
         for (name, node) in keys {
@@ -175,6 +177,7 @@ pub fn render_known_keys(tree: &KeyNode) -> String {
     out
 }
 
+#[cfg(test)]
 fn render(name: &str, node: &KeyNode, depth: u8, out: &mut String) {
     let shape = match &node.kind {
         KeyKind::Value { .. } => "Value",
@@ -198,7 +201,8 @@ fn render(name: &str, node: &KeyNode, depth: u8, out: &mut String) {
 }
 
 /// `tree` without descriptions and type names: what [`known_key_tree`] rebuilds.
-pub fn shape_of(tree: &KeyNode) -> KeyNode {
+#[cfg(test)]
+fn shape_of(tree: &KeyNode) -> KeyNode {
     let kind = match &tree.kind {
         KeyKind::Value { .. } => KeyKind::Value { ty: String::new() },
         KeyKind::FreeForm => KeyKind::FreeForm,
