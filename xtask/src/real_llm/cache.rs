@@ -71,10 +71,10 @@ impl Artifacts {
             .join("llama.cpp")
     }
 
-    /// cmake's build directory. Named after the build's CPU target, so a cache holding a
-    /// build for another target (an earlier `-march=native` one) is not reused.
+    /// cmake's build directory. Named after the build's kind, so a cache holding an earlier
+    /// `-march=native` build (in `build/`) is not reused.
     pub fn llama_build(&self) -> PathBuf {
-        self.llama_dir().join("build-x86-64-v3")
+        self.llama_dir().join("build-portable")
     }
 
     /// The built server.

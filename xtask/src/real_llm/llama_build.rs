@@ -66,8 +66,8 @@ pub async fn ensure_llama_server(artifacts: &Artifacts) -> Result<PathBuf, Failu
 ///
 /// Not `-march=native`: a virtual machine may report instructions its kernel does not let a
 /// process run (here AMX tiles and AVX-512: the native build died of SIGILL while loading the
-/// model). AVX2, FMA, F16C and BMI2 (x86-64-v3, ggml's default set when not native) are
-/// enough for a 135M model.
+/// model). ggml's default set when not native (on x86-64: AVX2, FMA, F16C, BMI2) is enough
+/// for a 135M model.
 pub fn configure_args(source: &Path, build: &Path) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec!["-S".into(), source.into(), "-B".into(), build.into()];
     args.extend(

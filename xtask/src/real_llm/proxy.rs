@@ -80,6 +80,22 @@ async fn forward(mut client: TcpStream, upstream: SocketAddr, log: Arc<Mutex<Vec
     let Some(parsed) = parse_head(&head) else {
         return;
     };
+    let Ok(mut server) = TcpStream::connect(upstream).await else {
+        return;
+    };
+    if parsed.chunked {
+        // A streamed body is relayed as it comes: not recorded as JSON, never prefilled.
+        log.lock().push(Recorded {
+            path: parsed.path,
+            body: Value::Null,
+        });
+        let head = format!("{}\r\n", parsed.rewritten);
+        if server.write_all(head.as_bytes()).await.is_ok() && server.write_all(&body).await.is_ok()
+        {
+            let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+        }
+        return;
+    }
     while body.len() < parsed.content_length {
         let mut buf = vec![0u8; parsed.content_length - body.len()];
         match client.read(&mut buf).await {
@@ -87,6 +103,8 @@ async fn forward(mut client: TcpStream, upstream: SocketAddr, log: Arc<Mutex<Vec
             Ok(n) => body.extend_from_slice(&buf[..n]),
         }
     }
+    // Only this request's body: the head's read may have brought more.
+    body.truncate(parsed.content_length);
     let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
     if let Some(prefilled) = prefill_tool_call(&json).and_then(|v| serde_json::to_vec(&v).ok()) {
         body = prefilled;
@@ -95,9 +113,6 @@ async fn forward(mut client: TcpStream, upstream: SocketAddr, log: Arc<Mutex<Vec
         path: parsed.path,
         body: json,
     });
-    let Ok(mut server) = TcpStream::connect(upstream).await else {
-        return;
-    };
     let head = format!("{}Content-Length: {}\r\n\r\n", parsed.rewritten, body.len());
     if server.write_all(head.as_bytes()).await.is_err() || server.write_all(&body).await.is_err() {
         return;
@@ -134,8 +149,11 @@ pub struct Head {
     pub path: String,
     /// `Content-Length`, 0 when absent.
     pub content_length: usize,
+    /// The body comes in chunks (`Transfer-Encoding`); it is then relayed as it comes.
+    pub chunked: bool,
     /// The head to send upstream without its blank line: the same, with `Connection: close`
-    /// and without `Content-Length` (the body sent may differ from the one received).
+    /// and, for a body of known length, without `Content-Length` (the body sent may differ
+    /// from the one received).
     pub rewritten: String,
 }
 
@@ -150,6 +168,7 @@ pub fn parse_head(head: &str) -> Option<Head> {
     }
     let mut rewritten = format!("{request_line}\r\n");
     let mut content_length = 0;
+    let mut chunked = false;
     for line in lines.filter(|l| !l.is_empty()) {
         let (name, value) = line.split_once(':')?;
         let name_lower = name.trim().to_ascii_lowercase();
@@ -160,6 +179,7 @@ pub fn parse_head(head: &str) -> Option<Head> {
             content_length = value.trim().parse().ok()?;
             continue;
         }
+        chunked |= name_lower == "transfer-encoding";
         rewritten.push_str(line);
         rewritten.push_str("\r\n");
     }
@@ -167,6 +187,7 @@ pub fn parse_head(head: &str) -> Option<Head> {
     Some(Head {
         path: path.to_owned(),
         content_length,
+        chunked,
         rewritten,
     })
 }
@@ -206,10 +227,19 @@ mod tests {
             Some(Head {
                 path: "/v1/chat/completions".to_owned(),
                 content_length: 12,
+                chunked: false,
                 rewritten: "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n\
                             Connection: close\r\n"
                     .to_owned(),
             })
+        );
+        let chunked = parse_head("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n");
+        assert_eq!(
+            chunked.map(|h| (h.chunked, h.rewritten)),
+            Some((
+                true,
+                "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n".to_owned()
+            ))
         );
         assert_eq!(parse_head("PRI * HTTP/2.0\r\n\r\n"), None);
         assert_eq!(
