@@ -48,9 +48,14 @@ fn manager(store: FileAuthStore, now: u64) -> (AuthProfileManager, ManualClock) 
 
 /// One increment of a counter kept in the state file: read, add one, write.
 fn increment(store: &FileAuthStore) {
+    increment_errors(store, "counter:p");
+}
+
+/// Adds one to `profile`'s error count in the state file: read, add one, write.
+fn increment_errors(store: &FileAuthStore, profile: &str) {
     store
         .update_state(&mut |_, state| {
-            let stats = state.stats_mut("counter:p");
+            let stats = state.stats_mut(profile);
             stats.error_count = Some(stats.error_count.unwrap_or(0) + 1);
             true
         })
@@ -484,7 +489,7 @@ fn an_update_that_changes_nothing_takes_no_lock() {
         .unwrap_err();
     assert!(matches!(err, AuthStoreError::LockTimeout { .. }), "{err:?}");
     holder.unlock().unwrap();
-    increment_errors(&store);
+    increment_errors(&store, "openai:a");
     assert_eq!(
         store
             .load()
@@ -494,16 +499,6 @@ fn an_update_that_changes_nothing_takes_no_lock() {
             .and_then(|s| s.error_count),
         Some(3)
     );
-}
-
-fn increment_errors(store: &FileAuthStore) {
-    store
-        .update_state(&mut |_, state| {
-            let stats = state.stats_mut("openai:a");
-            stats.error_count = Some(stats.error_count.unwrap_or(0) + 1);
-            true
-        })
-        .unwrap();
 }
 
 #[test]

@@ -157,52 +157,58 @@ fn build_floor(root: &Path, bench_dir: &Path) -> Result<PathBuf, String> {
 }
 
 /// Compiles the measuring process ([`reaper`]) on its own with `rustc -O`, linked against
-/// the `nix` rlib this xtask binary was built with (same compiler, same features).
+/// the `nix` rlib this xtask binary was built with (same compiler, same features). The deps
+/// directory may hold other `nix` versions (a dependency's, without the features the reaper
+/// needs), so the rlibs are tried newest first until one builds it.
 fn build_reaper(bench_dir: &Path) -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot locate xtask: {e}"))?;
     let deps = exe
         .parent()
         .map(|dir| dir.join("deps"))
         .ok_or_else(|| format!("no deps directory next to {}", exe.display()))?;
-    let newest_nix = std::fs::read_dir(&deps)
+    let mut candidates: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&deps)
         .map_err(|e| format!("cannot list {}: {e}", deps.display()))?
         .filter_map(Result::ok)
         .filter(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
             name.starts_with("libnix-") && name.ends_with(".rlib")
         })
-        .max_by_key(|entry| entry.metadata().and_then(|m| m.modified()).ok())
-        .map(|entry| entry.path())
-        .ok_or_else(|| format!("no libnix-*.rlib in {}", deps.display()))?;
+        .filter_map(|entry| Some((entry.metadata().ok()?.modified().ok()?, entry.path())))
+        .collect();
+    candidates.sort_by(|a, b| b.0.cmp(&a.0));
     let source = discover::workspace_root().join("xtask/src/bench_e2e/reaper.rs");
     let binary = bench_dir.join(format!("bench-reaper{}", std::env::consts::EXE_SUFFIX));
-    let output = Command::new("rustc")
-        .args([
-            "--edition",
-            "2024",
-            "--crate-type",
-            "bin",
-            "-C",
-            "opt-level=3",
-        ])
-        .args(["--crate-name", "bench_reaper", "--extern"])
-        .arg(format!("nix={}", newest_nix.display()))
-        .arg("-L")
-        .arg(format!("dependency={}", deps.display()))
-        .arg("-o")
-        .arg(&binary)
-        .arg(&source)
-        .output()
-        .map_err(|e| format!("could not start rustc for the measuring process: {e}"))?;
-    if output.status.success() {
-        Ok(binary)
-    } else {
-        Err(format!(
-            "rustc could not build the measuring process {}: {}",
+    let mut last = format!("no libnix-*.rlib in {}", deps.display());
+    for (_, nix) in candidates {
+        let output = Command::new("rustc")
+            .args([
+                "--edition",
+                "2024",
+                "--crate-type",
+                "bin",
+                "-C",
+                "opt-level=3",
+            ])
+            .args(["--crate-name", "bench_reaper", "--extern"])
+            .arg(format!("nix={}", nix.display()))
+            .arg("-L")
+            .arg(format!("dependency={}", deps.display()))
+            .arg("-o")
+            .arg(&binary)
+            .arg(&source)
+            .output()
+            .map_err(|e| format!("could not start rustc for the measuring process: {e}"))?;
+        if output.status.success() {
+            return Ok(binary);
+        }
+        last = format!(
+            "rustc could not build the measuring process {} with {}: {}",
             source.display(),
+            nix.display(),
             String::from_utf8_lossy(&output.stderr).trim()
-        ))
+        );
     }
+    Err(last)
 }
 
 fn write_report(path: &Path, report: &E2eReport) -> Result<(), String> {
