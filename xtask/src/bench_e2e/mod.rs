@@ -175,7 +175,7 @@ fn build_reaper(bench_dir: &Path) -> Result<PathBuf, String> {
         })
         .filter_map(|entry| Some((entry.metadata().ok()?.modified().ok()?, entry.path())))
         .collect();
-    candidates.sort_by(|a, b| b.0.cmp(&a.0));
+    candidates.sort_by_key(|candidate| std::cmp::Reverse(candidate.0));
     let source = discover::workspace_root().join("xtask/src/bench_e2e/reaper.rs");
     let binary = bench_dir.join(format!("bench-reaper{}", std::env::consts::EXE_SUFFIX));
     let mut last = format!("no libnix-*.rlib in {}", deps.display());
