@@ -125,12 +125,11 @@ fn build_clawloop(root: &Path, target: &Path) -> Result<PathBuf, String> {
     }
 }
 
-/// Compiles the std-only floor client on its own with `rustc -O` (a second of work, and the
-/// floor stays a tiny binary instead of a mode of this large debug-built one).
-fn build_floor(root: &Path, bench_dir: &Path) -> Result<PathBuf, String> {
-    let source = root.join("xtask/src/bench_e2e/floor_client.rs");
-    let binary = bench_dir.join(format!("bench-floor{}", std::env::consts::EXE_SUFFIX));
-    let output = Command::new("rustc")
+/// `rustc -O` building the one-file program `source` into `binary` (the bench's own helper
+/// processes, kept out of this large debug-built xtask).
+fn rustc_bin(crate_name: &str, source: &Path, binary: &Path) -> Command {
+    let mut command = Command::new("rustc");
+    command
         .args([
             "--edition",
             "2024",
@@ -139,9 +138,18 @@ fn build_floor(root: &Path, bench_dir: &Path) -> Result<PathBuf, String> {
             "-C",
             "opt-level=3",
         ])
-        .args(["--crate-name", "bench_floor", "-o"])
-        .arg(&binary)
-        .arg(&source)
+        .args(["--crate-name", crate_name, "-o"])
+        .arg(binary)
+        .arg(source);
+    command
+}
+
+/// Compiles the std-only floor client on its own with `rustc -O` (a second of work, and the
+/// floor stays a tiny binary instead of a mode of this large debug-built one).
+fn build_floor(root: &Path, bench_dir: &Path) -> Result<PathBuf, String> {
+    let source = root.join("xtask/src/bench_e2e/floor_client.rs");
+    let binary = bench_dir.join(format!("bench-floor{}", std::env::consts::EXE_SUFFIX));
+    let output = rustc_bin("bench_floor", &source, &binary)
         .current_dir(root)
         .output()
         .map_err(|e| format!("could not start rustc for the floor client: {e}"))?;
@@ -180,22 +188,11 @@ fn build_reaper(bench_dir: &Path) -> Result<PathBuf, String> {
     let binary = bench_dir.join(format!("bench-reaper{}", std::env::consts::EXE_SUFFIX));
     let mut last = format!("no libnix-*.rlib in {}", deps.display());
     for (_, nix) in candidates {
-        let output = Command::new("rustc")
-            .args([
-                "--edition",
-                "2024",
-                "--crate-type",
-                "bin",
-                "-C",
-                "opt-level=3",
-            ])
-            .args(["--crate-name", "bench_reaper", "--extern"])
+        let output = rustc_bin("bench_reaper", &source, &binary)
+            .arg("--extern")
             .arg(format!("nix={}", nix.display()))
             .arg("-L")
             .arg(format!("dependency={}", deps.display()))
-            .arg("-o")
-            .arg(&binary)
-            .arg(&source)
             .output()
             .map_err(|e| format!("could not start rustc for the measuring process: {e}"))?;
         if output.status.success() {

@@ -93,6 +93,12 @@ pub async fn run(harness: &Harness, bench_dir: &Path, runs: usize) -> (Vec<Row>,
             skips.push(format!("{}: cannot write its config: {e}", peer.name));
             continue;
         }
+        let runner = PeerRun {
+            peer,
+            bin: &bin,
+            home: &home,
+            node_bin: node_bin.as_deref(),
+        };
         for &scenario in Scenario::ALL.iter() {
             if !peer.scenarios.contains(&scenario) {
                 skips.push(format!(
@@ -102,12 +108,6 @@ pub async fn run(harness: &Harness, bench_dir: &Path, runs: usize) -> (Vec<Row>,
                 ));
                 continue;
             }
-            let runner = PeerRun {
-                peer,
-                bin: &bin,
-                home: &home,
-                node_bin: node_bin.as_deref(),
-            };
             match measure(&runner, harness, scenario, runs).await {
                 Ok(samples) => rows.push(row(&used, scenario.name(), &samples)),
                 Err(why) => skips.push(format!("{} {}: {why}", peer.name, scenario.name())),

@@ -80,45 +80,40 @@ async fn forward(mut client: TcpStream, upstream: SocketAddr, log: Arc<Mutex<Vec
     let Some(parsed) = parse_head(&head) else {
         return;
     };
+    let (recorded, head) = if parsed.chunked {
+        // A streamed body is relayed as it comes: not recorded as JSON, never prefilled.
+        (Value::Null, format!("{}\r\n", parsed.rewritten))
+    } else {
+        while body.len() < parsed.content_length {
+            let mut buf = vec![0u8; parsed.content_length - body.len()];
+            match client.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => body.extend_from_slice(&buf[..n]),
+            }
+        }
+        // Only this request's body: the head's read may have brought more.
+        body.truncate(parsed.content_length);
+        let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        if let Some(prefilled) = prefill_tool_call(&json).and_then(|v| serde_json::to_vec(&v).ok())
+        {
+            body = prefilled;
+        }
+        let head = format!("{}Content-Length: {}\r\n\r\n", parsed.rewritten, body.len());
+        (json, head)
+    };
+    log.lock().push(Recorded {
+        path: parsed.path,
+        body: recorded,
+    });
     let Ok(mut server) = TcpStream::connect(upstream).await else {
         return;
     };
-    if parsed.chunked {
-        // A streamed body is relayed as it comes: not recorded as JSON, never prefilled.
-        log.lock().push(Recorded {
-            path: parsed.path,
-            body: Value::Null,
-        });
-        let head = format!("{}\r\n", parsed.rewritten);
-        if server.write_all(head.as_bytes()).await.is_ok() && server.write_all(&body).await.is_ok()
-        {
-            let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
-        }
-        return;
-    }
-    while body.len() < parsed.content_length {
-        let mut buf = vec![0u8; parsed.content_length - body.len()];
-        match client.read(&mut buf).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => body.extend_from_slice(&buf[..n]),
-        }
-    }
-    // Only this request's body: the head's read may have brought more.
-    body.truncate(parsed.content_length);
-    let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    if let Some(prefilled) = prefill_tool_call(&json).and_then(|v| serde_json::to_vec(&v).ok()) {
-        body = prefilled;
-    }
-    log.lock().push(Recorded {
-        path: parsed.path,
-        body: json,
-    });
-    let head = format!("{}Content-Length: {}\r\n\r\n", parsed.rewritten, body.len());
     if server.write_all(head.as_bytes()).await.is_err() || server.write_all(&body).await.is_err() {
         return;
     }
-    // The answer streams back as it comes; a client that hangs up (an interrupted run)
-    // closes the upstream connection too, which stops the generation.
+    // The answer streams back as it comes (and a chunked body's rest goes up); a client that
+    // hangs up (an interrupted run) closes the upstream connection too, which stops the
+    // generation.
     let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
 }
 

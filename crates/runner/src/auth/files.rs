@@ -164,13 +164,12 @@ impl AuthStore for FileAuthStore {
         // them, each file as a locked read would see it, since every write is an atomic
         // rename. Only a change takes the lock, and is made again on what the files hold
         // under it.
-        let unlocked = self.load()?;
-        let mut state = unlocked.state.clone();
-        if !update(&unlocked.profiles, &mut state) {
-            return Ok(AuthSnapshot {
-                profiles: unlocked.profiles,
-                state,
-            });
+        let AuthSnapshot {
+            profiles,
+            mut state,
+        } = self.load()?;
+        if !update(&profiles, &mut state) {
+            return Ok(AuthSnapshot { profiles, state });
         }
         let _lock = self.lock()?;
         let profiles = self.read_profiles()?;
