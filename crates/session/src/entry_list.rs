@@ -4,11 +4,21 @@
 //! the leaf. The [`SessionEntry`] of a `message` read from the file is built from its line only
 //! when something asks for it — the context rebuild asks for the leaf's path, nothing more —
 //! so opening a long session costs a scan of its lines, not the typing of every message in it
-//! (see [`crate::envelope`]). The file's bytes are kept for that while the transcript lives.
+//! (see [`crate::envelope`]).
+//!
+//! A message is typed from its line, read back from the file it was scanned from through the
+//! handle the scan read (so a file renamed or replaced since is still the one read): the file's
+//! bytes are not held, and a turn on a long session needs memory for the lines its context
+//! uses, not for the whole history. Lines are only ever appended after those positions, and a
+//! rewrite is a new file; a line that cannot be read back any more (the file was cut by hand)
+//! is kept as an unknown entry, as a line this version cannot read is. Content that never was
+//! a file (a rewrite's new content) is held in memory instead.
 //!
 //! [`EntryList::all`] still offers every entry as one slice: built (and kept) on first call,
 //! at the full typing cost, and from then on extended by every append.
 
+use std::borrow::Cow;
+use std::fs::File;
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -17,6 +27,7 @@ use clawloop_core::message::JsonObject;
 
 use crate::entry::SessionEntry;
 use crate::envelope::Item;
+use crate::on_disk::read_at;
 
 /// One entry: what the tree needs, and the entry itself once typed.
 #[derive(Debug)]
@@ -25,25 +36,40 @@ struct Slot {
     parent_id: Option<Box<str>>,
     /// For a message not typed yet: whether its role is `assistant`.
     assistant: bool,
-    /// The entry's line in [`EntryList::source`], for a message not typed yet.
+    /// Where the entry's line is in [`EntryList::source`], for a message not typed yet.
     line: Option<(usize, usize)>,
     /// The typed entry; boxed, so an untyped slot stays small.
     typed: OnceLock<Box<SessionEntry>>,
 }
 
+/// Where the lines of untyped messages are read from.
+#[derive(Debug)]
+pub(crate) enum Source {
+    /// The file the entries were scanned from, through the handle that read it.
+    File(File),
+    /// Content held in memory.
+    Bytes(Vec<u8>),
+}
+
+impl Default for Source {
+    fn default() -> Self {
+        Source::Bytes(Vec::new())
+    }
+}
+
 /// The entries of a transcript, in file order.
 #[derive(Debug, Default)]
 pub(crate) struct EntryList {
-    /// The file's content, where untyped messages are read from.
-    source: Vec<u8>,
+    /// Where untyped messages are read from.
+    source: Source,
     slots: Vec<Slot>,
     /// Every entry as one slice, once asked for (then kept up to date by [`EntryList::push`]).
     all: OnceLock<Vec<SessionEntry>>,
 }
 
 impl EntryList {
-    /// The entries of a file whose content is `source`, from its scanned lines.
-    pub(crate) fn from_items(source: Vec<u8>, items: Vec<Item>) -> Self {
+    /// The entries scanned from `source`, from its scanned lines.
+    pub(crate) fn from_items(source: Source, items: Vec<Item>) -> Self {
         let slots = items
             .into_iter()
             .map(|item| match item {
@@ -144,17 +170,14 @@ impl EntryList {
 
     /// Types the message in `slot`'s line.
     fn parse(&self, slot: &Slot) -> SessionEntry {
-        let line = slot
-            .line
-            .and_then(|(start, len)| self.source.get(start..start + len))
-            .unwrap_or_default();
-        match serde_json::from_slice::<SessionEntry>(line) {
+        let line = self.line(slot);
+        match serde_json::from_slice::<SessionEntry>(&line) {
             Ok(entry) => entry,
             Err(e) => {
                 // Its envelope was fine (that is how it got here), its message is not one this
                 // version can read: kept, like an entry of an unknown type, out of the context.
                 tracing::warn!(id = %slot.id, error = %e, "session entry cannot be read; keeping it as an unknown entry");
-                let object = serde_json::from_slice::<JsonObject>(line).unwrap_or_else(|_| {
+                let object = serde_json::from_slice::<JsonObject>(&line).unwrap_or_else(|_| {
                     let mut object = JsonObject::new();
                     object.insert("id".into(), Value::from(&*slot.id));
                     object.insert(
@@ -164,6 +187,28 @@ impl EntryList {
                     object
                 });
                 SessionEntry::Other(object)
+            }
+        }
+    }
+
+    /// The bytes of `slot`'s line; empty when it has none or it cannot be read back.
+    fn line(&self, slot: &Slot) -> Cow<'_, [u8]> {
+        let Some((start, len)) = slot.line else {
+            return Cow::Borrowed(&[]);
+        };
+        match &self.source {
+            Source::Bytes(bytes) => {
+                Cow::Borrowed(bytes.get(start..start + len).unwrap_or_default())
+            }
+            Source::File(file) => {
+                let mut line = vec![0; len];
+                match read_at(file, start as u64, &mut line) {
+                    Ok(()) => Cow::Owned(line),
+                    Err(e) => {
+                        tracing::warn!(id = %slot.id, error = %e, "session entry cannot be read back from its file");
+                        Cow::Borrowed(&[])
+                    }
+                }
             }
         }
     }

@@ -75,10 +75,19 @@ pub(crate) struct ReadFile {
     pub id: Option<FileId>,
 }
 
-/// Reads `path` through one handle, so the identity is that of the bytes read; `None` when
-/// it does not exist.
-pub(crate) fn read_file(path: &Path) -> Result<Option<ReadFile>, SessionError> {
-    let mut file = match File::open(path) {
+/// A file opened for reading, and its identity.
+pub(crate) struct OpenFile {
+    /// The handle, positioned at the start.
+    pub file: File,
+    /// The file's identity.
+    pub id: Option<FileId>,
+    /// Its length when opened: a hint only, a writer may be appending.
+    pub len_hint: u64,
+}
+
+/// Opens `path` for reading; `None` when it does not exist.
+pub(crate) fn open_file(path: &Path) -> Result<Option<OpenFile>, SessionError> {
+    let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(SessionError::io(path, "read", e)),
@@ -86,14 +95,64 @@ pub(crate) fn read_file(path: &Path) -> Result<Option<ReadFile>, SessionError> {
     let meta = file
         .metadata()
         .map_err(|e| SessionError::io(path, "stat", e))?;
-    // The size is a hint only: a writer may be appending while this reads.
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    Ok(Some(OpenFile {
+        file,
+        id: FileId::of(&meta),
+        len_hint: meta.len(),
+    }))
+}
+
+/// Reads `path` through one handle, so the identity is that of the bytes read; `None` when
+/// it does not exist.
+pub(crate) fn read_file(path: &Path) -> Result<Option<ReadFile>, SessionError> {
+    let Some(OpenFile {
+        mut file,
+        id,
+        len_hint,
+    }) = open_file(path)?
+    else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::with_capacity(usize::try_from(len_hint).unwrap_or(0));
     file.read_to_end(&mut bytes)
         .map_err(|e| SessionError::io(path, "read", e))?;
-    Ok(Some(ReadFile {
-        bytes,
-        id: FileId::of(&meta),
-    }))
+    Ok(Some(ReadFile { bytes, id }))
+}
+
+/// Fills `buf` from `file` at `offset`, without moving any cursor: several readers may share
+/// the handle.
+#[cfg(unix)]
+pub(crate) fn read_at(file: &File, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(buf, offset)
+}
+
+/// Fills `buf` from `file` at `offset` (Windows' positional read moves the cursor, which no
+/// reader of a shared handle relies on).
+#[cfg(windows)]
+pub(crate) fn read_at(file: &File, mut offset: u64, mut buf: &mut [u8]) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match file.seek_read(buf, offset) {
+            Ok(0) => return Err(ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                let rest = buf;
+                buf = &mut rest[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Fills `buf` from `file` at `offset` through the shared cursor: targets without positional
+/// reads (WASI) run one thread.
+#[cfg(not(any(unix, windows)))]
+pub(crate) fn read_at(mut file: &File, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
 }
 
 /// What a writer believes a session file holds: its identity, its length and its last bytes.
@@ -122,6 +181,25 @@ impl Seen {
                 .unwrap_or_default()
                 .to_vec(),
         }
+    }
+
+    /// [`Seen::new`] for a file read as a stream: its first `len` bytes were read through
+    /// `file`, and the remembered tail is read back from it.
+    pub(crate) fn read(
+        id: Option<FileId>,
+        file: &File,
+        len: u64,
+        cut_from: u64,
+    ) -> std::io::Result<Seen> {
+        let tail_start = cut_from.min(len).saturating_sub(TAIL_WINDOW);
+        let mut tail = vec![0; usize::try_from(len - tail_start).unwrap_or(0)];
+        read_at(file, tail_start, &mut tail)?;
+        Ok(Seen {
+            id,
+            len,
+            tail_start,
+            tail,
+        })
     }
 
     /// The file's length when it was read or written.

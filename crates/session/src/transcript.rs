@@ -2,6 +2,8 @@
 //! the disk as whole lines (pi's `SessionManager`, pi-mono §3.3.4–§3.3.6).
 
 use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,7 +18,7 @@ use crate::entry::{
     BranchSummaryEntry, CompactionEntry, CustomEntry, CustomMessageEntry, LabelEntry, MessageEntry,
     ModelChangeEntry, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry,
 };
-use crate::entry_list::EntryList;
+use crate::entry_list::{EntryList, Source};
 use crate::envelope::{self, Item};
 use crate::error::SessionError;
 use crate::header::CURRENT_SESSION_VERSION;
@@ -25,15 +27,18 @@ use crate::id::{unique_entry_id, uuid_v4};
 use crate::load::{Line, Loaded, TornLine, load_bytes};
 use crate::lock::WriteLock;
 use crate::migrate::migrate;
-use crate::on_disk::{FileId, ReadFile, Seen, read_file};
+use crate::on_disk::{FileId, OpenFile, Seen, open_file};
 use crate::options::SessionOptions;
-use crate::scan::{Scanned, header_version, scan};
+use crate::scan::{RawLine, Scanned, header_version, scan_reader};
 use crate::time::format_iso;
 use crate::writer::Writer;
 
 mod dangling;
 mod open_async;
 mod rewrite;
+
+/// How much of a session file one read asks for while it is scanned.
+const READ_BUFFER: usize = 64 * 1024;
 
 /// What opening a file found.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -138,19 +143,25 @@ impl Transcript {
         options: SessionOptions,
         lock: Option<WriteLock>,
     ) -> Result<Self, SessionError> {
-        let Some(ReadFile { bytes, id }) = read_file(&path)? else {
+        let Some(OpenFile { file, id, len_hint }) = open_file(&path)? else {
             return Ok(Self::new_session(path, options, lock));
         };
-        // A current file is read lazily (see `envelope`); an older one is typed whole, since it
-        // is migrated and rewritten anyway. A file without a header takes the second way too,
-        // which refuses it.
-        if header_version(&bytes).is_some_and(|v| v >= u64::from(CURRENT_SESSION_VERSION)) {
-            let judge = |_: &JsonObject, line| envelope::judge(&path, line);
-            match scan(&path, &bytes, judge, |_| None)? {
+        let read_error = |e| SessionError::io(&path, "read", e);
+        let mut reader = BufReader::with_capacity(READ_BUFFER, &file);
+        let version = header_version(&mut reader).map_err(read_error)?;
+        reader.seek(SeekFrom::Start(0)).map_err(read_error)?;
+        // A current file is streamed, its messages typed on first use (see `envelope` and
+        // `entry_list`); an older one is read and typed whole, since it is migrated and
+        // rewritten anyway. A file without a header takes the second way too, which refuses it.
+        if version.is_some_and(|v| v >= u64::from(CURRENT_SESSION_VERSION)) {
+            let judge = |_: &JsonObject, line: RawLine<'_>| envelope::judge(&path, line);
+            match scan_reader(&path, reader, judge, |_| None)? {
                 None => Ok(Self::new_session(path, options, lock)),
-                Some(scanned) => Self::from_scanned(path, options, scanned, bytes, id, lock),
+                Some(scanned) => Self::from_scanned(path, options, scanned, file, id, lock),
             }
         } else {
+            let mut bytes = Vec::with_capacity(usize::try_from(len_hint).unwrap_or(0));
+            reader.read_to_end(&mut bytes).map_err(read_error)?;
             match load_bytes(&path, &bytes)? {
                 None => Ok(Self::new_session(path, options, lock)),
                 Some(loaded) => Self::from_loaded(path, options, loaded, &bytes, id, lock),
@@ -163,7 +174,7 @@ impl Transcript {
         path: PathBuf,
         options: SessionOptions,
         scanned: Scanned<Item>,
-        source: Vec<u8>,
+        file: File,
         id: Option<FileId>,
         lock: Option<WriteLock>,
     ) -> Result<Self, SessionError> {
@@ -175,10 +186,11 @@ impl Transcript {
                 }
             })?;
         let count = scanned.items.len();
-        let seen = Seen::new(id, &source, scanned.keep_len);
+        let seen = Seen::read(id, &file, scanned.len, scanned.keep_len)
+            .map_err(|e| SessionError::io(&path, "read back", e))?;
         let mut transcript = Transcript {
             header,
-            entries: EntryList::from_items(source, scanned.items),
+            entries: EntryList::from_items(Source::File(file), scanned.items),
             index: HashMap::with_capacity(count),
             leaf: None,
             labels: HashMap::new(),

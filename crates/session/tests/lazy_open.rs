@@ -206,3 +206,67 @@ fn the_path_since_compaction_is_the_whole_path_from_its_latest_compaction() {
         "{tail} of {whole} entries"
     );
 }
+
+/// A two-turn session file, written at `path`.
+fn two_turns(path: &std::path::Path) {
+    let lines = [
+        HEADER.to_owned(),
+        message_line("a0000001", None, &user("u1")),
+        message_line("a0000002", Some("a0000001"), &assistant("a1")),
+        message_line("a0000003", Some("a0000002"), &user("u2")),
+        message_line("a0000004", Some("a0000003"), &assistant("a2")),
+    ];
+    write_lines(path, &lines.iter().map(String::as_str).collect::<Vec<_>>());
+}
+
+#[test]
+fn messages_are_typed_from_the_file_that_was_opened_even_after_it_was_replaced() {
+    let (dir, path) = temp_session();
+    two_turns(&path);
+    let t = Transcript::open(&path, options()).unwrap();
+    // Another file put in its place (a migration by another process does this) and the
+    // original moved away: what was opened is still what is read.
+    std::fs::rename(&path, dir.path().join("moved.jsonl")).unwrap();
+    std::fs::write(&path, format!("{HEADER}\n")).unwrap();
+    assert_eq!(
+        context_texts(&t),
+        pairs(&[
+            ("user", "u1"),
+            ("assistant", "a1"),
+            ("user", "u2"),
+            ("assistant", "a2")
+        ])
+    );
+}
+
+#[test]
+fn a_message_whose_line_was_cut_away_after_opening_is_kept_as_an_unknown_entry() {
+    let (_dir, path) = temp_session();
+    two_turns(&path);
+    let t = Transcript::open(&path, options()).unwrap();
+    // Cut by hand in place, behind the transcript's back, through the last two messages.
+    let content = read(&path);
+    let cut = content
+        .find(r#"{"type":"message","id":"a0000003""#)
+        .unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(cut as u64)
+        .unwrap();
+    // The tree still knows both (it was read before the cut); their messages cannot be read
+    // back, so they stay out of the context instead of failing the rebuild.
+    assert_eq!(t.entry_count(), 4);
+    assert_eq!(
+        context_texts(&t),
+        pairs(&[("user", "u1"), ("assistant", "a1")])
+    );
+    let SessionEntry::Other(kept) = t.entry("a0000004").unwrap() else {
+        panic!("not kept as an unknown entry")
+    };
+    assert_eq!(
+        serde_json::Value::Object(kept.clone()),
+        json!({"id": "a0000004", "parentId": "a0000003"})
+    );
+}

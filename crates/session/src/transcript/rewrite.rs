@@ -6,10 +6,10 @@
 use clawloop_core::message::JsonObject;
 
 use super::Transcript;
-use crate::entry_list::EntryList;
+use crate::entry_list::{EntryList, Source};
 use crate::envelope;
 use crate::error::SessionError;
-use crate::scan::scan;
+use crate::scan::{RawLine, scan};
 use crate::transforms::tool_result_rewrite::{BranchLeaf, plan_file_rewrite};
 use crate::transforms::{ToolResultBudget, ToolResultRewrite};
 
@@ -49,7 +49,7 @@ impl Transcript {
         };
         // Parsed before anything is written, so a content this transcript could not hold is
         // never put on disk.
-        let judge = |_: &JsonObject, line| envelope::judge(&path, line);
+        let judge = |_: &JsonObject, line: RawLine<'_>| envelope::judge(&path, line);
         let scanned = scan(&path, &planned.content, judge, |_| None)?.ok_or_else(|| {
             SessionError::NotASession {
                 path: path.clone(),
@@ -60,7 +60,7 @@ impl Transcript {
         planned.log(&path, budget);
 
         let count = scanned.items.len();
-        self.entries = EntryList::from_items(planned.content, scanned.items);
+        self.entries = EntryList::from_items(Source::Bytes(planned.content), scanned.items);
         self.index.clear();
         self.labels.clear();
         for at in 0..count {
