@@ -356,7 +356,7 @@ mod tests {
         let cases: Vec<(Vec<u8>, Option<Summary>)> = vec![
             (b"".to_vec(), None),
             (
-                format!("{header}").into_bytes(),
+                header.as_bytes().to_vec(),
                 Some((vec![], 0, None, 27, true, 27)),
             ),
             (
