@@ -524,3 +524,27 @@ async fn two_runtimes_do_not_share_lanes() {
     script.finish("held");
     assert_eq!(held.await.unwrap(), Ok("held".to_owned()));
 }
+
+#[tokio::test(start_paused = true)]
+async fn work_waits_on_the_heap_so_a_large_turn_is_held_once() {
+    let (lanes, _clock) = lanes_with_main(4);
+    let run = RunLanes::for_run(Some("key"), "id", None);
+    let scratch = [7u8; 16 * 1024];
+    let work = async move {
+        tokio::task::yield_now().await;
+        scratch.iter().map(|&b| usize::from(b)).sum::<usize>()
+    };
+    assert!(std::mem::size_of_val(&work) >= 16 * 1024);
+    // Not a copy of the work (or two, or three): its state lives in one heap allocation.
+    let queued = lanes.run_in(&run, work);
+    assert!(
+        std::mem::size_of_val(&queued) < 2 * 1024,
+        "run_in's future is {} bytes",
+        std::mem::size_of_val(&queued)
+    );
+    let options = EnqueueOptions::default();
+    let enqueued = lanes.enqueue("main", &options, async move { scratch.len() });
+    assert!(std::mem::size_of_val(&enqueued) < 2 * 1024);
+    assert_eq!(queued.await, Ok(7 * 16 * 1024));
+    assert_eq!(enqueued.await, Ok(16 * 1024));
+}

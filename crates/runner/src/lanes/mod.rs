@@ -29,6 +29,7 @@ mod queue;
 
 use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -272,38 +273,54 @@ impl Lanes {
     }
 
     /// Runs `work` once `lane` admits it (OpenClaw's `enqueueCommandInLane`). `work` is not
-    /// polled before then.
-    pub async fn enqueue<F: Future>(
+    /// polled before then, and waits on the heap (see [`Lanes::run_in`]).
+    pub fn enqueue<F: Future>(
         &self,
         lane: &str,
         options: &EnqueueOptions,
         work: F,
-    ) -> Result<F::Output, LaneError> {
-        let _slot = self.acquire(lane, options).await?;
-        Ok(work.await)
+    ) -> impl Future<Output = Result<F::Output, LaneError>> {
+        let work = Box::pin(work);
+        async move {
+            let _slot = self.acquire(lane, options).await?;
+            Ok(work.await)
+        }
     }
 
     /// Runs `work` inside both lanes of a run: first admitted on the session lane, then, while
     /// holding it, on the global lane (reference §2's two-level enqueue). Both slots are held
     /// until `work` ends; dropping the returned future frees both.
-    pub async fn run_in<F: Future>(
+    ///
+    /// `work` is moved to the heap before the wait: an `async fn` keeps its arguments for its
+    /// whole life besides the future it awaits, so a turn passed by value was held two and
+    /// three times over (a 66 KB future for every queued or running turn, of which 15 KB
+    /// was the turn).
+    pub fn run_in<F: Future>(
         &self,
         lanes: &RunLanes,
         work: F,
-    ) -> Result<F::Output, LaneError> {
-        self.run_in_with(lanes, &EnqueueOptions::default(), work)
-            .await
+    ) -> impl Future<Output = Result<F::Output, LaneError>> {
+        self.run_pinned_in(lanes, EnqueueOptions::default(), Box::pin(work))
     }
 
     /// [`Lanes::run_in`] with explicit options, used for both admissions.
-    pub async fn run_in_with<F: Future>(
+    pub fn run_in_with<F: Future>(
         &self,
         lanes: &RunLanes,
         options: &EnqueueOptions,
         work: F,
+    ) -> impl Future<Output = Result<F::Output, LaneError>> {
+        self.run_pinned_in(lanes, options.clone(), Box::pin(work))
+    }
+
+    async fn run_pinned_in<F: Future>(
+        &self,
+        lanes: &RunLanes,
+        options: EnqueueOptions,
+        work: Pin<Box<F>>,
     ) -> Result<F::Output, LaneError> {
-        let _session = self.acquire(&lanes.session, options).await?;
-        let _global = self.acquire(&lanes.global, options).await?;
+        let _session = self.acquire(&lanes.session, &options).await?;
+        let _global = self.acquire(&lanes.global, &options).await?;
         Ok(work.await)
     }
 
