@@ -29,15 +29,19 @@ use crate::entry::SessionEntry;
 use crate::envelope::Item;
 use crate::on_disk::read_at;
 
+/// Where a line is in the file: its start and its length without the `\n`.
+pub(crate) type LinePos = (usize, usize);
+
 /// One entry: what the tree needs, and the entry itself once typed.
 #[derive(Debug)]
 struct Slot {
     id: Box<str>,
     parent_id: Option<Box<str>>,
-    /// For a message not typed yet: whether its role is `assistant`.
+    /// For a message: whether its role is `assistant` (what an untyped message is asked).
     assistant: bool,
-    /// Where the entry's line is in [`EntryList::source`], for a message not typed yet.
-    line: Option<(usize, usize)>,
+    /// For a message: where its line is in [`EntryList::source`], once known, so it can be
+    /// typed from there (again).
+    line: Option<LinePos>,
     /// The typed entry; boxed, so an untyped slot stays small.
     typed: OnceLock<Box<SessionEntry>>,
 }
@@ -150,22 +154,62 @@ impl EntryList {
         })
     }
 
-    /// Adds an entry at the end.
-    pub(crate) fn push(&mut self, entry: SessionEntry) {
+    /// Adds an entry at the end; `line` is where it is in the file, once written.
+    pub(crate) fn push(&mut self, entry: SessionEntry, line: Option<LinePos>) {
+        let message = matches!(entry, SessionEntry::Message(_));
+        let assistant = entry.is_assistant_message();
+        let line = line.filter(|_| message);
         match self.all.get_mut() {
             Some(all) => {
                 // The slice holds it; the slot only needs what the tree needs.
                 self.slots.push(Slot {
                     id: entry.id().into(),
                     parent_id: entry.parent_id().map(Into::into),
-                    assistant: false,
-                    line: None,
+                    assistant,
+                    line,
                     typed: OnceLock::new(),
                 });
                 all.push(entry);
             }
-            None => self.slots.push(Slot::typed(Box::new(entry))),
+            None => {
+                let mut slot = Slot::typed(Box::new(entry));
+                slot.assistant = assistant;
+                slot.line = line;
+                self.slots.push(slot);
+            }
         }
+    }
+
+    /// Records where entry `at`, held so far only in memory, was written.
+    pub(crate) fn set_line(&mut self, at: usize, line: LinePos) {
+        if let Some(slot) = self.slots.get_mut(at)
+            && self.all.get().map_or_else(
+                || matches!(slot.typed.get().map(|b| &**b), Some(SessionEntry::Message(_))),
+                |all| matches!(all.get(at), Some(SessionEntry::Message(_))),
+            )
+        {
+            slot.line = Some(line);
+        }
+    }
+
+    /// Forgets every typed message whose line is known, so a transcript kept between turns
+    /// holds the tree, not the history: they are typed again from `source` when asked for.
+    /// Every other entry stays typed (the tree reads compactions, labels and state changes
+    /// without typing anything).
+    pub(crate) fn forget_messages(&mut self, source: Source) {
+        if let Some(all) = self.all.take() {
+            for (slot, entry) in self.slots.iter_mut().zip(all) {
+                if slot.typed.get().is_none() {
+                    slot.typed = OnceLock::from(Box::new(entry));
+                }
+            }
+        }
+        for slot in &mut self.slots {
+            if slot.line.is_some() {
+                slot.typed = OnceLock::new();
+            }
+        }
+        self.source = source;
     }
 
     /// Types the message in `slot`'s line.

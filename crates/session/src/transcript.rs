@@ -18,7 +18,7 @@ use crate::entry::{
     BranchSummaryEntry, CompactionEntry, CustomEntry, CustomMessageEntry, LabelEntry, MessageEntry,
     ModelChangeEntry, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry,
 };
-use crate::entry_list::{EntryList, Source};
+use crate::entry_list::{EntryList, LinePos, Source};
 use crate::envelope::{self, Item};
 use crate::error::SessionError;
 use crate::header::CURRENT_SESSION_VERSION;
@@ -35,6 +35,7 @@ use crate::writer::Writer;
 
 mod dangling;
 mod open_async;
+mod resume;
 mod rewrite;
 
 /// How much of a session file one read asks for while it is scanned.
@@ -230,11 +231,10 @@ impl Transcript {
         transcript.writer.set_deferred();
         let write_now = entries.iter().any(SessionEntry::is_assistant_message);
         for entry in entries {
-            transcript.push_entry(entry);
+            transcript.push_entry(entry, None);
         }
         if write_now {
-            let content = transcript.whole_file(None)?;
-            transcript.writer.create(&content)?;
+            transcript.create_file(None)?;
         }
         Ok(transcript)
     }
@@ -342,7 +342,7 @@ impl Transcript {
                 },
                 Line::Garbage(_) => continue,
             };
-            transcript.push_entry(entry);
+            transcript.push_entry(entry, None);
         }
         transcript.report = OpenReport {
             created: false,
@@ -807,42 +807,52 @@ impl Transcript {
             timestamp: format_iso(self.clock.now_ms()),
         };
         let entry = build(stamp);
-        self.persist(&entry)?;
+        let line = self.persist(&entry)?;
         let id = entry.id().to_owned();
-        self.push_entry(entry);
+        self.push_entry(entry, line);
         Ok(id)
     }
 
-    fn persist(&mut self, entry: &SessionEntry) -> Result<(), SessionError> {
+    /// Writes `entry` (or holds it back while the file waits for its first assistant message);
+    /// where its line is in the file, once it is written.
+    fn persist(&mut self, entry: &SessionEntry) -> Result<Option<LinePos>, SessionError> {
         if self.writer.is_written() {
             let mut line = serde_json::to_vec(entry)?;
             line.push(b'\n');
-            return self.writer.append(&line, ends_turn(entry));
+            let start = self.writer.append(&line, ends_turn(entry))?;
+            return Ok(Some((start, line.len() - 1)));
         }
         // Entries only accumulate while deferred until an assistant message exists; the
         // entries already held contain none, or the file would have been created.
         if self.writer.is_deferred() && !entry.is_assistant_message() {
-            return Ok(());
+            return Ok(None);
         }
-        let content = self.whole_file(Some(entry))?;
-        self.writer.create(&content)
+        self.create_file(Some(entry))
     }
 
-    /// The header and every entry held, plus `next`, as file content.
-    fn whole_file(&self, next: Option<&SessionEntry>) -> Result<Vec<u8>, SessionError> {
+    /// Creates the file with the header, every entry held and `next`; where `next`'s line is.
+    fn create_file(&mut self, next: Option<&SessionEntry>) -> Result<Option<LinePos>, SessionError> {
         let mut content = serde_json::to_vec(&self.header)?;
         content.push(b'\n');
+        let mut lines = Vec::with_capacity(self.entries.len() + 1);
         let held = (0..self.entries.len()).map(|i| self.entries.get(i));
         for e in held.chain(next) {
+            let start = content.len();
             serde_json::to_writer(&mut content, e)?;
+            lines.push((start, content.len() - start));
             content.push(b'\n');
         }
-        Ok(content)
+        self.writer.create(&content)?;
+        let next_line = next.and_then(|_| lines.pop());
+        for (at, line) in lines.into_iter().enumerate() {
+            self.entries.set_line(at, line);
+        }
+        Ok(next_line)
     }
 
-    /// Adds an entry read or appended at the end.
-    fn push_entry(&mut self, entry: SessionEntry) {
-        self.entries.push(entry);
+    /// Adds an entry read or appended at the end; `line` is where it is in the file.
+    fn push_entry(&mut self, entry: SessionEntry, line: Option<LinePos>) {
+        self.entries.push(entry, line);
         self.note(self.entries.len() - 1);
     }
 

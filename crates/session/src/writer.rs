@@ -210,7 +210,9 @@ impl Writer {
     /// background fsync that failed since the last call is reported instead of appending
     /// (nothing is written), so the caller learns that lines it was told were appended may
     /// not survive a machine crash.
-    pub(crate) fn append(&mut self, line: &[u8], turn_end: bool) -> Result<(), SessionError> {
+    ///
+    /// Returns where `line` starts in the file.
+    pub(crate) fn append(&mut self, line: &[u8], turn_end: bool) -> Result<usize, SessionError> {
         self.report_background_error()?;
         if self.is_written() {
             self.ensure_locked()?;
@@ -263,6 +265,7 @@ impl Writer {
         // A deletion or replacement that raced with the write: the line is in a file that is
         // no longer the session's, so it must not be acknowledged.
         check_handle(&handle.file, handle.id, path, None)?;
+        let start = usize::try_from(*len).unwrap_or(usize::MAX) + buf.len() - line.len();
         *len += buf.len() as u64;
         *needs_newline = false;
         match self.fsync {
@@ -276,7 +279,7 @@ impl Writer {
                 .map_err(|e| io("start background fsync", e))?,
             FsyncPolicy::OnTurnEnd | FsyncPolicy::Never => {}
         }
-        Ok(())
+        Ok(start)
     }
 
     /// Returns a background fsync failure not reported yet as an error.
@@ -378,6 +381,48 @@ impl Writer {
         let synced = self.sync();
         let released = self.lock.take().map_or(Ok(()), WriteLock::release);
         synced.and(released)
+    }
+
+    /// Releases the write lock as dropping the writer would (the background fsync in flight is
+    /// waited for first; lines appended since the last turn end are not synced), keeping the
+    /// append handle for [`Writer::resume`]. A later write takes the lock again.
+    pub(crate) fn release_lock(&mut self) -> Result<(), SessionError> {
+        self.syncer.finish();
+        self.lock.take().map_or(Ok(()), WriteLock::release)
+    }
+
+    /// Takes up the file again under `lock` after [`Writer::release_lock`]: when it is still
+    /// the file this writer appends through, at the path, with exactly the length its own
+    /// writes left and no background fsync failure to report, keeps the lock and returns a
+    /// second handle to read it through. Otherwise (nothing written through a handle yet,
+    /// another writer appended, cut, replaced or deleted it) gives the lock back.
+    pub(crate) fn resume(
+        &mut self,
+        lock: WriteLock,
+        fsync: FsyncPolicy,
+        lock_timeout: Duration,
+    ) -> Result<File, WriteLock> {
+        let State::Open {
+            handle: Some(handle),
+            len,
+            ..
+        } = &self.state
+        else {
+            return Err(lock);
+        };
+        if self.lock.is_some()
+            || self.syncer.has_error()
+            || check_handle(&handle.file, handle.id, &self.path, Some(*len)).is_err()
+        {
+            return Err(lock);
+        }
+        let Ok(reader) = handle.file.try_clone() else {
+            return Err(lock);
+        };
+        self.lock = Some(lock);
+        self.fsync = fsync;
+        self.lock_timeout = lock_timeout;
+        Ok(reader)
     }
 
     /// Forces appended lines to stable storage and returns once they are there (no-op before

@@ -116,6 +116,15 @@ impl Syncer {
         }
     }
 
+    /// Whether a background fsync failed and was not reported yet.
+    pub(crate) fn has_error(&self) -> bool {
+        self.shared
+            .error
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
     /// The first background fsync failure since the last call, if any.
     pub(crate) fn take_error(&self) -> Option<io::Error> {
         self.shared
