@@ -159,10 +159,18 @@ pub(crate) fn path_to(
 /// [`path_to`] over any list: `parent_of` gives the position of an entry's parent.
 pub(crate) fn path_by(parent_of: &dyn Fn(usize) -> Option<usize>, leaf: usize) -> Vec<usize> {
     let mut path = vec![leaf];
-    let mut seen = HashSet::from([leaf]);
+    // Appends make every parent come earlier in the file, so a path only ever goes back and
+    // cannot meet itself; only a parent further on (a file edited by hand) can close a
+    // circle, and from the first one on every step is checked.
+    let mut seen: Option<HashSet<usize>> = None;
     let mut current = leaf;
     while let Some(parent) = parent_of(current) {
-        if !seen.insert(parent) {
+        if parent >= current && seen.is_none() {
+            seen = Some(path.iter().copied().collect());
+        }
+        if let Some(seen) = &mut seen
+            && !seen.insert(parent)
+        {
             break;
         }
         path.push(parent);
@@ -199,4 +207,24 @@ fn push_message(out: &mut Vec<AgentMessage>, entry: &SessionEntry) {
 /// An entry's ISO time in milliseconds; 0 where JavaScript would produce `NaN`.
 fn entry_ms(iso: &str) -> u64 {
     parse_iso(iso).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path_of(parents: &[(usize, usize)], leaf: usize) -> Vec<usize> {
+        let parents: HashMap<usize, usize> = parents.iter().copied().collect();
+        path_by(&|at| parents.get(&at).copied(), leaf)
+    }
+
+    #[test]
+    fn a_path_stops_where_it_would_meet_itself_whichever_way_its_parents_point() {
+        assert_eq!(path_of(&[(3, 2), (2, 0)], 3), [0, 2, 3]);
+        assert_eq!(path_of(&[], 4), [4]);
+        // Entered at 6, the circle 6 → 2 → 8 → 6 has one parent further on (2 → 8).
+        assert_eq!(path_of(&[(9, 6), (6, 2), (2, 8), (8, 6)], 9), [8, 2, 6, 9]);
+        assert_eq!(path_of(&[(1, 5), (5, 3), (3, 1)], 5), [1, 3, 5]);
+        assert_eq!(path_of(&[(4, 4)], 4), [4]);
+    }
 }

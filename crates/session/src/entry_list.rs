@@ -26,6 +26,7 @@ use serde_json::Value;
 use clawloop_core::message::JsonObject;
 
 use crate::entry::SessionEntry;
+use crate::entry_id::EntryId;
 use crate::envelope::Item;
 use crate::on_disk::read_at;
 
@@ -35,8 +36,8 @@ pub(crate) type LinePos = (usize, usize);
 /// One entry: what the tree needs, and the entry itself once typed.
 #[derive(Debug)]
 struct Slot {
-    id: Box<str>,
-    parent_id: Option<Box<str>>,
+    id: EntryId,
+    parent_id: Option<EntryId>,
     /// For a message: whether its role is `assistant` (what an untyped message is asked).
     assistant: bool,
     /// For a message: where its line is in [`EntryList::source`], once known, so it can be
@@ -85,8 +86,8 @@ impl EntryList {
                     start,
                     len,
                 } => Slot {
-                    id: id.into_boxed_str(),
-                    parent_id: parent_id.map(String::into_boxed_str),
+                    id: EntryId::from(id.as_str()),
+                    parent_id: parent_id.as_deref().map(EntryId::from),
                     assistant,
                     line: Some((start, len)),
                     typed: OnceLock::new(),
@@ -107,12 +108,12 @@ impl EntryList {
 
     /// The id of entry `at`.
     pub(crate) fn id(&self, at: usize) -> &str {
-        &self.slots[at].id
+        self.slots[at].id.as_str()
     }
 
     /// The parent id of entry `at`.
     pub(crate) fn parent_id(&self, at: usize) -> Option<&str> {
-        self.slots[at].parent_id.as_deref()
+        self.slots[at].parent_id.as_ref().map(EntryId::as_str)
     }
 
     /// Entry `at`, typed now if it was not yet.
@@ -184,7 +185,12 @@ impl EntryList {
     pub(crate) fn set_line(&mut self, at: usize, line: LinePos) {
         if let Some(slot) = self.slots.get_mut(at)
             && self.all.get().map_or_else(
-                || matches!(slot.typed.get().map(|b| &**b), Some(SessionEntry::Message(_))),
+                || {
+                    matches!(
+                        slot.typed.get().map(|b| &**b),
+                        Some(SessionEntry::Message(_))
+                    )
+                },
                 |all| matches!(all.get(at), Some(SessionEntry::Message(_))),
             )
         {
@@ -220,13 +226,15 @@ impl EntryList {
             Err(e) => {
                 // Its envelope was fine (that is how it got here), its message is not one this
                 // version can read: kept, like an entry of an unknown type, out of the context.
-                tracing::warn!(id = %slot.id, error = %e, "session entry cannot be read; keeping it as an unknown entry");
+                tracing::warn!(id = slot.id.as_str(), error = %e, "session entry cannot be read; keeping it as an unknown entry");
                 let object = serde_json::from_slice::<JsonObject>(&line).unwrap_or_else(|_| {
                     let mut object = JsonObject::new();
-                    object.insert("id".into(), Value::from(&*slot.id));
+                    object.insert("id".into(), Value::from(slot.id.as_str()));
                     object.insert(
                         "parentId".into(),
-                        slot.parent_id.as_deref().map_or(Value::Null, Value::from),
+                        slot.parent_id
+                            .as_ref()
+                            .map_or(Value::Null, |p| Value::from(p.as_str())),
                     );
                     object
                 });
@@ -249,7 +257,7 @@ impl EntryList {
                 match read_at(file, start as u64, &mut line) {
                     Ok(()) => Cow::Owned(line),
                     Err(e) => {
-                        tracing::warn!(id = %slot.id, error = %e, "session entry cannot be read back from its file");
+                        tracing::warn!(id = slot.id.as_str(), error = %e, "session entry cannot be read back from its file");
                         Cow::Borrowed(&[])
                     }
                 }

@@ -79,6 +79,7 @@ mod atomic;
 mod blocking;
 mod context;
 mod entry;
+mod entry_id;
 mod entry_list;
 mod envelope;
 mod error;

@@ -18,6 +18,7 @@ use crate::entry::{
     BranchSummaryEntry, CompactionEntry, CustomEntry, CustomMessageEntry, LabelEntry, MessageEntry,
     ModelChangeEntry, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry,
 };
+use crate::entry_id::EntryId;
 use crate::entry_list::{EntryList, LinePos, Source};
 use crate::envelope::{self, Item};
 use crate::error::SessionError;
@@ -80,7 +81,7 @@ pub struct Transcript {
     /// Every entry in file order; messages read from the file are typed on first use.
     entries: EntryList,
     /// Entry id → position; a repeated id resolves to its last occurrence, as in pi.
-    index: HashMap<String, usize>,
+    index: HashMap<EntryId, usize>,
     /// Position of the leaf; `None` after [`Transcript::reset_leaf`] or when empty.
     leaf: Option<usize>,
     /// Target id → label (latest wins; cleared labels removed).
@@ -831,7 +832,10 @@ impl Transcript {
     }
 
     /// Creates the file with the header, every entry held and `next`; where `next`'s line is.
-    fn create_file(&mut self, next: Option<&SessionEntry>) -> Result<Option<LinePos>, SessionError> {
+    fn create_file(
+        &mut self,
+        next: Option<&SessionEntry>,
+    ) -> Result<Option<LinePos>, SessionError> {
         let mut content = serde_json::to_vec(&self.header)?;
         content.push(b'\n');
         let mut lines = Vec::with_capacity(self.entries.len() + 1);
@@ -868,7 +872,7 @@ impl Transcript {
                 }
             }
         }
-        self.index.insert(self.entries.id(at).to_owned(), at);
+        self.index.insert(EntryId::from(self.entries.id(at)), at);
         self.leaf = Some(at);
     }
 }

@@ -66,7 +66,7 @@ impl Transcript {
         for at in 0..count {
             self.note(at);
         }
-        self.leaf = self.index.get(&leaf_id).copied();
+        self.leaf = self.index.get(leaf_id.as_str()).copied();
         Ok(planned.outcome)
     }
 }
