@@ -114,6 +114,56 @@ models = [{{ id = "m1", contextWindow = 128000, maxTokens = 4096 }}]
     Ok(())
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn at_the_default_level_lines_are_written_as_they_are_logged() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let dir = tempfile::tempdir()?;
+    let home = dir.path().join("home");
+    let workspace = dir.path().join("workspace");
+    std::fs::create_dir_all(&home)?;
+    std::fs::create_dir_all(&workspace)?;
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            r#"[agents.defaults.model]
+primary = "acme/m1"
+
+[models.providers.acme]
+api = "openai-completions"
+baseUrl = "{}/v1"
+apiKey = "{FAKE_KEY}"
+models = [{{ id = "m1", contextWindow = 128000, maxTokens = 4096 }}]
+"#,
+            server.provider_url("acme")
+        ),
+    )?;
+    server.begin_turn(vec![serde_json::from_value(
+        json!({"reply": {"text": "Quiet."}}),
+    )?]);
+    let out = run_turn(&home, &workspace, &[]).await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "Quiet.\n".to_owned()),
+        "stderr: {}",
+        text(&out.stderr)
+    );
+    let files = log_files(&home)?;
+    assert_eq!(files.len(), 1, "{files:?}");
+    let log = std::fs::read_to_string(&files[0])?;
+    let started: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("clawloop started"))
+        .collect();
+    assert_eq!(started.len(), 1, "{log}");
+    assert!(started[0].contains(" INFO "), "{log}");
+    assert!(
+        !log.contains(" DEBUG ") && !log.contains(" TRACE "),
+        "{log}"
+    );
+    assert!(log.ends_with('\n'), "a line was cut short:\n{log}");
+    Ok(())
+}
+
 #[test]
 fn logs_prints_the_last_lines_of_the_newest_file() -> TestResult {
     let dir = tempfile::tempdir()?;
