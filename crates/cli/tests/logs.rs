@@ -40,17 +40,11 @@ fn log_files(home: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-async fn run_turn(home: &Path, workspace: &Path, env: &[(&str, &str)]) -> std::io::Result<Output> {
-    let mut command = clawloop(home, &["run", "--print", "--workspace"], env);
-    command.arg(workspace).arg("hello");
-    tokio::task::spawn_blocking(move || command.output())
-        .await
-        .map_err(std::io::Error::other)?
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn a_run_writes_a_log_that_logs_shows_and_that_holds_no_api_key() -> TestResult {
-    let server = ProviderScriptServer::start().await?;
+/// A scratch home whose only model, `acme/m1`, is served by `server` with [`FAKE_KEY`] (sent
+/// as a header too), and a workspace beside it.
+fn acme_home(
+    server: &ProviderScriptServer,
+) -> std::io::Result<(tempfile::TempDir, PathBuf, PathBuf)> {
     let dir = tempfile::tempdir()?;
     let home = dir.path().join("home");
     let workspace = dir.path().join("workspace");
@@ -72,6 +66,21 @@ models = [{{ id = "m1", contextWindow = 128000, maxTokens = 4096 }}]
             server.provider_url("acme")
         ),
     )?;
+    Ok((dir, home, workspace))
+}
+
+async fn run_turn(home: &Path, workspace: &Path, env: &[(&str, &str)]) -> std::io::Result<Output> {
+    let mut command = clawloop(home, &["run", "--print", "--workspace"], env);
+    command.arg(workspace).arg("hello");
+    tokio::task::spawn_blocking(move || command.output())
+        .await
+        .map_err(std::io::Error::other)?
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_writes_a_log_that_logs_shows_and_that_holds_no_api_key() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let (_dir, home, workspace) = acme_home(&server)?;
     server.begin_turn(vec![serde_json::from_value(
         json!({"reply": {"text": "Logged."}}),
     )?]);
@@ -117,26 +126,7 @@ models = [{{ id = "m1", contextWindow = 128000, maxTokens = 4096 }}]
 #[tokio::test(flavor = "multi_thread")]
 async fn at_the_default_level_lines_are_written_as_they_are_logged() -> TestResult {
     let server = ProviderScriptServer::start().await?;
-    let dir = tempfile::tempdir()?;
-    let home = dir.path().join("home");
-    let workspace = dir.path().join("workspace");
-    std::fs::create_dir_all(&home)?;
-    std::fs::create_dir_all(&workspace)?;
-    std::fs::write(
-        home.join("config.toml"),
-        format!(
-            r#"[agents.defaults.model]
-primary = "acme/m1"
-
-[models.providers.acme]
-api = "openai-completions"
-baseUrl = "{}/v1"
-apiKey = "{FAKE_KEY}"
-models = [{{ id = "m1", contextWindow = 128000, maxTokens = 4096 }}]
-"#,
-            server.provider_url("acme")
-        ),
-    )?;
+    let (_dir, home, workspace) = acme_home(&server)?;
     server.begin_turn(vec![serde_json::from_value(
         json!({"reply": {"text": "Quiet."}}),
     )?]);

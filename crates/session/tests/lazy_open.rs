@@ -147,15 +147,7 @@ fn counts_lookups_and_appends_agree_before_and_after_typing_everything() {
     assert_eq!(t.entry(&after).unwrap().id(), after);
     assert_eq!(t.children(&before).len(), 1);
     assert_eq!(t.branch_path(&after).len(), 4);
-    assert_eq!(
-        context_texts(&t),
-        pairs(&[
-            ("user", "u1"),
-            ("assistant", "a1"),
-            ("user", "u2"),
-            ("assistant", "a2")
-        ])
-    );
+    assert_eq!(context_texts(&t), two_turn_context());
 }
 
 #[test]
@@ -207,6 +199,16 @@ fn the_path_since_compaction_is_the_whole_path_from_its_latest_compaction() {
     );
 }
 
+/// The context of [`two_turns`]' session.
+fn two_turn_context() -> Vec<(String, String)> {
+    pairs(&[
+        ("user", "u1"),
+        ("assistant", "a1"),
+        ("user", "u2"),
+        ("assistant", "a2"),
+    ])
+}
+
 /// A two-turn session file, written at `path`.
 fn two_turns(path: &std::path::Path) {
     let lines = [
@@ -228,15 +230,7 @@ fn messages_are_typed_from_the_file_that_was_opened_even_after_it_was_replaced()
     // original moved away: what was opened is still what is read.
     std::fs::rename(&path, dir.path().join("moved.jsonl")).unwrap();
     std::fs::write(&path, format!("{HEADER}\n")).unwrap();
-    assert_eq!(
-        context_texts(&t),
-        pairs(&[
-            ("user", "u1"),
-            ("assistant", "a1"),
-            ("user", "u2"),
-            ("assistant", "a2")
-        ])
-    );
+    assert_eq!(context_texts(&t), two_turn_context());
 }
 
 #[test]
