@@ -21,9 +21,13 @@
 //! or replaced fails the write with [`SessionError::ChangedOnDisk`] instead of being
 //! acknowledged.
 //!
-//! Opening a current-version file reads each message entry only as far as its envelope (id,
-//! parent, role) and types the message when it is first needed, so opening a 100 000-entry
-//! session and rebuilding its context types the context's messages, not the whole file.
+//! Opening a current-version file reads it as a stream, one line at a time, and each message
+//! entry only as far as its envelope (id, parent, role); a message is typed when it is first
+//! needed, from its line read back through the handle that was scanned. Opening a 100 000-entry
+//! session and rebuilding its context types the context's messages, not the whole file, and
+//! holds the entry tree, not the file. A transcript kept between turns
+//! ([`Transcript::release_lock`], [`Transcript::resume_locked`]) does not read the file again
+//! while nobody else wrote to it.
 //!
 //! One writer at a time: every write happens under the file's [`WriteLock`] (a sibling
 //! `<file>.lock` holding an OS lock and the holder's pid and start time), taken at a

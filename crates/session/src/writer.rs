@@ -265,7 +265,9 @@ impl Writer {
         // A deletion or replacement that raced with the write: the line is in a file that is
         // no longer the session's, so it must not be acknowledged.
         check_handle(&handle.file, handle.id, path, None)?;
-        let start = usize::try_from(*len).unwrap_or(usize::MAX) + buf.len() - line.len();
+        let start = usize::try_from(*len)
+            .unwrap_or(usize::MAX)
+            .saturating_add(buf.len() - line.len());
         *len += buf.len() as u64;
         *needs_newline = false;
         match self.fsync {
