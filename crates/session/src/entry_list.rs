@@ -249,9 +249,12 @@ impl EntryList {
             return Cow::Borrowed(&[]);
         };
         match &self.source {
-            Source::Bytes(bytes) => {
-                Cow::Borrowed(bytes.get(start..start + len).unwrap_or_default())
-            }
+            Source::Bytes(bytes) => Cow::Borrowed(
+                start
+                    .checked_add(len)
+                    .and_then(|end| bytes.get(start..end))
+                    .unwrap_or_default(),
+            ),
             Source::File(file) => {
                 let mut line = vec![0; len];
                 match read_at(file, start as u64, &mut line) {
