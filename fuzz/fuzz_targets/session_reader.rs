@@ -1,4 +1,5 @@
-//! Arbitrary bytes as a transcript file: open, build the context, append a turn, reopen.
+//! Arbitrary bytes as a transcript file: open, build the context, append a turn, reopen, and
+//! resume the first transcript as a turn after it would.
 //!
 //! A refused file is left untouched; an opened one keeps every entry it read: after the
 //! appends the file reopens to exactly those entries plus the two new ones, the new leaf's
@@ -55,8 +56,9 @@ fn check(path: PathBuf, data: &[u8]) {
         panic!("appending to an opened transcript failed");
     };
     assert_eq!(transcript.leaf_id(), Some(assistant.as_str()));
-    if let Err(error) = transcript.close() {
-        panic!("closing failed: {error}");
+    // Kept, as between two turns, to be resumed below.
+    if let Err(error) = transcript.release_lock() {
+        panic!("releasing the lock failed: {error}");
     }
 
     let reopened = match Transcript::open(&path, options()) {
@@ -83,6 +85,19 @@ fn check(path: PathBuf, data: &[u8]) {
         context.messages.len() + 2,
         "the context did not grow by the two messages"
     );
+
+    // Resumed, the kept transcript is what reopening the file gives.
+    let resumed = match transcript.resume_locked(options()) {
+        Ok(resumed) => resumed,
+        Err(error) => panic!("the kept transcript does not resume: {error}"),
+    };
+    assert_eq!(resumed.leaf_id(), reopened.leaf_id());
+    assert_eq!(
+        resumed.entries(),
+        again,
+        "a resumed transcript differs from the file"
+    );
+    assert_eq!(resumed.build_context(), reopened.build_context());
 }
 
 fuzz_target!(|data: &[u8]| {
