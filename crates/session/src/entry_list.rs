@@ -157,42 +157,25 @@ impl EntryList {
 
     /// Adds an entry at the end; `line` is where it is in the file, once written.
     pub(crate) fn push(&mut self, entry: SessionEntry, line: Option<LinePos>) {
-        let message = matches!(entry, SessionEntry::Message(_));
-        let assistant = entry.is_assistant_message();
-        let line = line.filter(|_| message);
+        let mut slot = Slot {
+            id: entry.id().into(),
+            parent_id: entry.parent_id().map(Into::into),
+            assistant: entry.is_assistant_message(),
+            line: line.filter(|_| matches!(entry, SessionEntry::Message(_))),
+            typed: OnceLock::new(),
+        };
         match self.all.get_mut() {
-            Some(all) => {
-                // The slice holds it; the slot only needs what the tree needs.
-                self.slots.push(Slot {
-                    id: entry.id().into(),
-                    parent_id: entry.parent_id().map(Into::into),
-                    assistant,
-                    line,
-                    typed: OnceLock::new(),
-                });
-                all.push(entry);
-            }
-            None => {
-                let mut slot = Slot::typed(Box::new(entry));
-                slot.assistant = assistant;
-                slot.line = line;
-                self.slots.push(slot);
-            }
+            // The slice holds it; the slot only needs what the tree needs.
+            Some(all) => all.push(entry),
+            None => slot.typed = OnceLock::from(Box::new(entry)),
         }
+        self.slots.push(slot);
     }
 
     /// Records where entry `at`, held so far only in memory, was written.
     pub(crate) fn set_line(&mut self, at: usize, line: LinePos) {
-        if let Some(slot) = self.slots.get_mut(at)
-            && self.all.get().map_or_else(
-                || {
-                    matches!(
-                        slot.typed.get().map(|b| &**b),
-                        Some(SessionEntry::Message(_))
-                    )
-                },
-                |all| matches!(all.get(at), Some(SessionEntry::Message(_))),
-            )
+        if matches!(self.peek(at), Some(SessionEntry::Message(_)))
+            && let Some(slot) = self.slots.get_mut(at)
         {
             slot.line = Some(line);
         }

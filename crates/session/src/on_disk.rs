@@ -155,6 +155,12 @@ pub(crate) fn read_at(mut file: &File, offset: u64, buf: &mut [u8]) -> std::io::
     file.read_exact(buf)
 }
 
+/// Where the remembered tail of a `len`-byte file starts when everything from `cut_from` on may
+/// be cut off: that part and a window before it.
+fn tail_start(len: u64, cut_from: u64) -> u64 {
+    cut_from.min(len).saturating_sub(TAIL_WINDOW)
+}
+
 /// What a writer believes a session file holds: its identity, its length and its last bytes.
 #[derive(Debug, Clone)]
 pub(crate) struct Seen {
@@ -171,7 +177,7 @@ impl Seen {
     /// those bytes are all remembered, and a window before them.
     pub(crate) fn new(id: Option<FileId>, bytes: &[u8], cut_from: u64) -> Seen {
         let len = bytes.len() as u64;
-        let tail_start = cut_from.min(len).saturating_sub(TAIL_WINDOW);
+        let tail_start = tail_start(len, cut_from);
         Seen {
             id,
             len,
@@ -191,7 +197,7 @@ impl Seen {
         len: u64,
         cut_from: u64,
     ) -> std::io::Result<Seen> {
-        let tail_start = cut_from.min(len).saturating_sub(TAIL_WINDOW);
+        let tail_start = tail_start(len, cut_from);
         let mut tail = vec![0; usize::try_from(len - tail_start).unwrap_or(0)];
         read_at(file, tail_start, &mut tail)?;
         Ok(Seen {

@@ -381,7 +381,7 @@ impl Writer {
     /// The background fsync thread is joined first, so it never runs without the lock.
     pub(crate) fn close(&mut self) -> Result<(), SessionError> {
         let synced = self.sync();
-        let released = self.lock.take().map_or(Ok(()), WriteLock::release);
+        let released = self.release_lock();
         synced.and(released)
     }
 
