@@ -1,24 +1,13 @@
 //! The tokio runtime a command runs on, and the one sentence when it cannot start.
+//!
+//! Every command runs one session's work in order, so it runs on the runner's
+//! [`single_session_runtime`]: one thread and one blocking-pool thread, which keeps a long
+//! `chat` from spreading its allocations over more glibc arenas than it has work for.
 
-use tokio::runtime::{Builder, Runtime};
+use clawloop_runner::turn::single_session_runtime;
+use tokio::runtime::Runtime;
 
-/// How many threads drive the command's futures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flavor {
-    /// One thread: a single chain of awaits (a `run` turn, `logs --follow`).
-    CurrentThread,
-    /// Worker threads: work that runs beside the terminal (chat, compaction).
-    MultiThread,
-}
-
-/// Starts a runtime with I/O and time enabled; the error is the user-facing sentence.
-pub fn start(flavor: Flavor) -> Result<Runtime, String> {
-    let mut builder = match flavor {
-        Flavor::CurrentThread => Builder::new_current_thread(),
-        Flavor::MultiThread => Builder::new_multi_thread(),
-    };
-    builder
-        .enable_all()
-        .build()
-        .map_err(|err| format!("cannot start the async runtime: {err}"))
+/// Starts the runtime; the error is the user-facing sentence.
+pub fn start() -> Result<Runtime, String> {
+    single_session_runtime().map_err(|err| format!("cannot start the async runtime: {err}"))
 }

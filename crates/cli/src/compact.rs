@@ -2,7 +2,7 @@
 //! session's older history now, through the runner's `compact_session_direct` (admitted on
 //! the session's lanes, so it never overlaps a turn of the same session).
 
-use crate::async_runtime::{Flavor, start};
+use crate::async_runtime::start;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -65,7 +65,7 @@ fn run(args: &CompactArgs) -> Result<(), Failure> {
         .agent_id(args.agent.clone())
         .build()
         .map_err(|err| Failure::usage(err.to_string()))?;
-    let runtime = start(Flavor::MultiThread).map_err(Failure::failed)?;
+    let runtime = start().map_err(Failure::failed)?;
     // Before and after are estimated the same way (pi's chars/4 heuristic over the rebuilt
     // context): the compaction's own `tokensBefore` trusts the last reply's usage, which has
     // no counterpart after the compaction until the next reply.

@@ -4,7 +4,7 @@
 //! when it appears) until Ctrl-C, which ends it with exit status 0: stopping is how a follow
 //! ends, not a failure.
 
-use crate::async_runtime::{Flavor, start};
+use crate::async_runtime::start;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
@@ -122,7 +122,7 @@ fn print_tail(file: &Path, count: usize, out: &mut impl Write) -> std::io::Resul
 }
 
 fn follow(dir: &Path, position: Option<(PathBuf, u64)>) -> ExitCode {
-    let runtime = match start(Flavor::CurrentThread) {
+    let runtime = match start() {
         Ok(runtime) => runtime,
         Err(message) => {
             eprintln!("clawloop: {message}");

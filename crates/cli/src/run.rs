@@ -1,6 +1,6 @@
 //! `clawloop run [PROMPT]`: one turn for a session key.
 
-use crate::async_runtime::{Flavor, start};
+use crate::async_runtime::start;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -96,7 +96,7 @@ pub fn main(args: RunArgs) -> ExitCode {
     };
     // One turn is one chain of awaits (blocking work goes to the blocking pool): worker
     // threads would only add start-up work, thread stacks and cross-thread wake-ups.
-    let runtime = match start(Flavor::CurrentThread) {
+    let runtime = match start() {
         Ok(runtime) => runtime,
         Err(message) => {
             eprintln!("clawloop: {message}");

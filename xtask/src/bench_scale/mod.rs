@@ -250,17 +250,24 @@ fn json<T: serde::Serialize>(value: Result<T, String>) -> Result<String, String>
 /// The probe process's `main`: `serve`, or one benchmark printing its numbers as JSON.
 /// Returns the exit status.
 pub fn probe_main(args: &[String]) -> u8 {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or_default();
+    // Each mode runs on the runtime of what it stands for: the long run is a `clawloop chat`,
+    // on the runner's single-session runtime (see its documentation for what that does to
+    // memory); the others are an embedder's process (a gateway), on worker threads.
+    let runtime = if arg(0) == "long-run" {
+        clawloop_runner::turn::single_session_runtime()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+    };
+    let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("scale_probe: cannot start the tokio runtime: {e}");
             return 1;
         }
     };
-    let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or_default();
     let number = |i: usize| -> Result<usize, String> {
         arg(i)
             .parse()

@@ -4,7 +4,7 @@
 pub mod command;
 pub mod input;
 
-use crate::async_runtime::{Flavor, start};
+use crate::async_runtime::start;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -72,7 +72,7 @@ pub fn main(args: ChatArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let runtime = match start(Flavor::MultiThread) {
+    let runtime = match start() {
         Ok(runtime) => runtime,
         Err(message) => {
             eprintln!("clawloop: {message}");

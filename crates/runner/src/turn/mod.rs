@@ -8,6 +8,7 @@ pub mod guards;
 mod on_worker;
 pub mod result;
 mod run;
+mod single_session_runtime;
 
 pub use compact::compact_session_direct;
 pub use env::{TurnEnv, TurnEnvBuilder, TurnEnvError};
@@ -19,3 +20,4 @@ pub use run::{
     TURN_OVERFLOW_NO_REPLY_TEXT, TURN_ROLE_ORDERING_RESET_TEXT, TurnIo, TurnRequest,
     run_agent_turn_with_fallback,
 };
+pub use single_session_runtime::single_session_runtime;
