@@ -30,6 +30,11 @@ use crate::entry_id::EntryId;
 use crate::envelope::Item;
 use crate::on_disk::read_at;
 
+/// Room for the entries a turn appends, reserved when a transcript is opened: without it the
+/// first append doubles the table of a long session (a 6 000-entry transcript's 390 KB became
+/// 781 KB, copied, at every turn), and a turn's transient memory is what an allocator keeps.
+pub(crate) const APPEND_HEADROOM: usize = 64;
+
 /// Where a line is in the file: its start and its length without the `\n`.
 pub(crate) type LinePos = (usize, usize);
 
@@ -75,25 +80,23 @@ pub(crate) struct EntryList {
 impl EntryList {
     /// The entries scanned from `source`, from its scanned lines.
     pub(crate) fn from_items(source: Source, items: Vec<Item>) -> Self {
-        let slots = items
-            .into_iter()
-            .map(|item| match item {
-                Item::Typed(entry) => Slot::typed(entry),
-                Item::Message {
-                    id,
-                    parent_id,
-                    assistant,
-                    start,
-                    len,
-                } => Slot {
-                    id: EntryId::from(id.as_str()),
-                    parent_id: parent_id.as_deref().map(EntryId::from),
-                    assistant,
-                    line: Some((start, len)),
-                    typed: OnceLock::new(),
-                },
-            })
-            .collect();
+        let mut slots = Vec::with_capacity(items.len().saturating_add(APPEND_HEADROOM));
+        slots.extend(items.into_iter().map(|item| match item {
+            Item::Typed(entry) => Slot::typed(entry),
+            Item::Message {
+                id,
+                parent_id,
+                assistant,
+                start,
+                len,
+            } => Slot {
+                id,
+                parent_id,
+                assistant,
+                line: Some((start, len)),
+                typed: OnceLock::new(),
+            },
+        }));
         EntryList {
             source,
             slots,
@@ -261,5 +264,47 @@ impl Slot {
             line: None,
             typed: OnceLock::from(entry),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn message_item(n: usize) -> Item {
+        Item::Message {
+            id: EntryId::from(format!("{n:08x}").as_str()),
+            parent_id: n
+                .checked_sub(1)
+                .map(|p| EntryId::from(format!("{p:08x}").as_str())),
+            assistant: n % 2 == 1,
+            start: n * 100,
+            len: 99,
+        }
+    }
+
+    fn other_entry(id: &str) -> SessionEntry {
+        let Value::Object(map) = json!({"type": "future", "id": id}) else {
+            unreachable!("an object literal")
+        };
+        SessionEntry::Other(map)
+    }
+
+    #[test]
+    fn a_turns_appends_fit_in_the_table_the_open_reserved() {
+        let mut list =
+            EntryList::from_items(Source::default(), (0..6000).map(message_item).collect());
+        let table = list.slots.as_ptr();
+        assert!(list.slots.capacity() >= 6000 + APPEND_HEADROOM);
+        for n in 0..APPEND_HEADROOM {
+            list.push(other_entry(&format!("new{n}")), None);
+        }
+        assert_eq!(list.len(), 6000 + APPEND_HEADROOM);
+        assert_eq!(list.slots.as_ptr(), table, "the appends moved the table");
+        assert_eq!(list.id(5999), "0000176f");
+        assert_eq!(list.parent_id(5999), Some("0000176e"));
+        assert_eq!(list.id(6000 + APPEND_HEADROOM - 1), "new63");
     }
 }

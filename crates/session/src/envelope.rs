@@ -27,6 +27,7 @@ use serde_json::Value;
 use clawloop_core::message::JsonObject;
 
 use crate::entry::SessionEntry;
+use crate::entry_id::EntryId;
 use crate::scan::{Judged, RawLine};
 
 /// A line of a current-version file, as kept.
@@ -37,9 +38,9 @@ pub(crate) enum Item {
     /// A `message` entry typed on first use.
     Message {
         /// Its id.
-        id: String,
+        id: EntryId,
         /// Its parent's id.
-        parent_id: Option<String>,
+        parent_id: Option<EntryId>,
         /// Whether its role is `assistant` (the context's model may come from it).
         assistant: bool,
         /// Where its line (without `\n`) starts in the file.
@@ -154,8 +155,8 @@ pub(crate) fn judge(path: &std::path::Path, line: RawLine<'_>) -> Judged<Item> {
         && envelope.kind == "message"
     {
         return Judged::Keep(Item::Message {
-            id: envelope.id.into_owned(),
-            parent_id: envelope.parent_id.map(Cow::into_owned),
+            id: EntryId::from(&*envelope.id),
+            parent_id: envelope.parent_id.as_deref().map(EntryId::from),
             assistant: envelope.message.assistant,
             start: line.start,
             len: line.content.len(),

@@ -84,6 +84,7 @@ mod blocking;
 mod context;
 mod entry;
 mod entry_id;
+mod entry_index;
 mod entry_list;
 mod envelope;
 mod error;

@@ -66,7 +66,7 @@ impl Transcript {
         for at in 0..count {
             self.note(at);
         }
-        self.leaf = self.index.get(leaf_id.as_str()).copied();
+        self.leaf = self.index.get(&self.entries, leaf_id.as_str());
         Ok(planned.outcome)
     }
 }
