@@ -25,7 +25,10 @@
 //! files, skills), [`registry`] and [`runtime::Runtime`] (lanes and run registries as one
 //! value, never process globals), [`config`] (`config.toml`'s types) and [`cli_backend`]
 //! (external agent CLIs as providers). [`turn::TurnEnv`] holds what every turn of one agent
-//! shares; [`turn::TurnEnv::builder`] lays it out over a clawloop home.
+//! shares; [`turn::TurnEnv::builder`] lays it out over a clawloop home. A process that runs one
+//! session's turns in order (a CLI, a bot serving one conversation) runs them on
+//! [`turn::single_session_runtime`], which keeps its memory flat over thousands of turns; a
+//! gateway serving many sessions at once uses a multi-thread runtime.
 //!
 //! # Example: a bot's turn with a tool
 //!
