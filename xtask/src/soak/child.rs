@@ -71,18 +71,25 @@ pub struct Launcher {
 }
 
 impl Launcher {
-    /// Starts `clawloop run --print` for `prompt` on `key`.
+    /// Starts `clawloop run --print` for `prompt` on `key`, in a fresh session for the key
+    /// (`--new`) when `new_session`.
     pub fn start(
         &self,
         turn: u64,
         key: &str,
         prompt: &str,
         fate: Fate,
+        new_session: bool,
     ) -> std::io::Result<RunningTurn> {
         let stdout = self.scratch.join(format!("turn-{turn}.out"));
         let stderr = self.scratch.join(format!("turn-{turn}.err"));
-        let child = Command::new(&self.binary)
-            .args(["run", "--print", "--session-key", key, "--workspace"])
+        let mut command = Command::new(&self.binary);
+        command.args(["run", "--print", "--session-key", key]);
+        if new_session {
+            command.arg("--new");
+        }
+        let child = command
+            .arg("--workspace")
             .arg(&self.workspace)
             .arg(prompt)
             .env("CLAWLOOP_HOME", &self.home)

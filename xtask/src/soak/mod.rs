@@ -4,7 +4,8 @@
 //! and asks for megabytes of tool output, with random SIGINT and `kill -9`; afterwards every
 //! transcript must open, every acknowledged turn must be in one, the auth state must parse,
 //! no lock may be left held, a final run per session key must succeed and peak RSS must stay
-//! flat. Not part of `ci`.
+//! flat. A key moves to a new session every [`TURNS_PER_SESSION`] turns (`--new`), so turns
+//! late in the soak carry no more history than early ones. Not part of `ci`.
 
 mod check;
 mod child;
@@ -43,6 +44,11 @@ impl Default for Options {
 const CONCURRENCY: usize = 3;
 /// Session keys the turns spread over (one process per key at a time).
 const SESSION_KEYS: [&str; 4] = ["soak-a", "soak-b", "soak-c", "soak-d"];
+/// Turns a session takes before its key moves to a new one (`--new`), as a user starts a new
+/// conversation. Each turn is a process that loads its session's context, so a session that
+/// only grew would make later turns bigger by their history alone; bounded sessions make the
+/// first and the last minute's turns comparable, and what the RSS check sees is then a leak.
+const TURNS_PER_SESSION: u64 = 20;
 /// The chance of a fault per provider request, in percent.
 const FAULT_PERCENT: u32 = 25;
 /// How many violations the report lists.
@@ -114,6 +120,8 @@ fn soak(options: &Options) -> Result<Vec<String>, String> {
     let mut running: Vec<RunningTurn> = Vec::new();
     let mut finished: Vec<FinishedTurn> = Vec::new();
     let mut next_turn = 0u64;
+    let mut turns_on_key: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut sessions_started = 0u64;
     while start.elapsed() < total {
         while running.len() < CONCURRENCY {
             let free: Vec<&str> = SESSION_KEYS
@@ -127,8 +135,12 @@ fn soak(options: &Options) -> Result<Vec<String>, String> {
             next_turn += 1;
             let prompt = prompt_for(next_turn, &mut rng);
             let fate = fate(&mut rng);
+            let on_key = turns_on_key.entry(key).or_default();
+            let new_session = *on_key > 0 && on_key.is_multiple_of(TURNS_PER_SESSION);
+            *on_key += 1;
+            sessions_started += u64::from(new_session);
             let turn = launcher
-                .start(next_turn, key, &prompt, fate)
+                .start(next_turn, key, &prompt, fate, new_session)
                 .map_err(|e| format!("cannot start clawloop: {e}"))?;
             running.push(turn);
         }
@@ -161,7 +173,7 @@ fn soak(options: &Options) -> Result<Vec<String>, String> {
             rule::PROMPT_END
         );
         let done = launcher
-            .start(next_turn, key, &prompt, Fate::Normal)
+            .start(next_turn, key, &prompt, Fate::Normal, false)
             .and_then(|t| t.wait(start))
             .map_err(|e| format!("cannot run the final turn: {e}"))?;
         if done.status.code() != Some(0) {
@@ -182,7 +194,7 @@ fn soak(options: &Options) -> Result<Vec<String>, String> {
     let (rss_first, rss_last) = check::rss(&finished, total, &mut violations);
     print_report(&counts, &fault_counts.snapshot(), server.requests());
     println!(
-        "  transcripts checked: {}; state files parsed: {state_files}; lock files left: {lock_files}",
+        "  transcripts checked: {}; new sessions started (--new, every {TURNS_PER_SESSION} turns of a key): {sessions_started}; state files parsed: {state_files}; lock files left: {lock_files}",
         transcripts.len()
     );
     println!(
