@@ -33,10 +33,17 @@ impl ModelCatalog {
     /// provider that is neither built in nor defines models.
     pub fn merge(&mut self, config: &ModelsConfig) -> Result<(), CatalogError> {
         let mut next = self.clone();
-        for (provider, entry) in &config.providers {
-            next.merge_provider(provider, entry)?;
-        }
+        next.merge_in_place(config)?;
         *self = next;
+        Ok(())
+    }
+
+    /// [`merge`](Self::merge) without its copy: on error the catalog is left half merged,
+    /// which only a catalog about to be dropped may be.
+    pub(super) fn merge_in_place(&mut self, config: &ModelsConfig) -> Result<(), CatalogError> {
+        for (provider, entry) in &config.providers {
+            self.merge_provider(provider, entry)?;
+        }
         Ok(())
     }
 

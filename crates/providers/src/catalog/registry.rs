@@ -77,7 +77,8 @@ impl ModelCatalog {
     /// The built-in models merged with `config` (see [`merge`](Self::merge)).
     pub fn from_config(config: &ModelsConfig) -> Result<Self, CatalogError> {
         let mut catalog = ModelCatalog::builtin();
-        catalog.merge(config)?;
+        // Every turn builds one: a failed merge drops it, so it needs no copy to fall back to.
+        catalog.merge_in_place(config)?;
         Ok(catalog)
     }
 
