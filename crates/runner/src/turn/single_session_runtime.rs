@@ -11,7 +11,7 @@
 //! in a sequence of short tasks is often, so the same work spreads over ever more arenas.
 //! Measured over 2 000 turns of one compacting session (`cargo xtask bench scale`, RSS after
 //! turn 200 → 2 000): worker threads with the default pool +23…53 %, one thread with the
-//! default pool +13…35 % (up to five pool threads), one thread with one pool thread +4 %.
+//! default pool +13…35 % (up to five pool threads), one thread with one pool thread +4…12 %.
 //!
 //! The price of one pool thread: blocking jobs run one at a time. A turn's own file work
 //! (transcript, `sessions.json`, auth state, skills) is sequential anyway; the file tools of
