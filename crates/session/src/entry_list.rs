@@ -27,13 +27,14 @@ use clawloop_core::message::JsonObject;
 
 use crate::entry::SessionEntry;
 use crate::entry_id::EntryId;
+use crate::entry_index::EntryIndex;
 use crate::envelope::Item;
 use crate::on_disk::read_at;
 
 /// Room for the entries a turn appends, reserved when a transcript is opened: without it the
 /// first append doubles the table of a long session (a 6 000-entry transcript's 390 KB became
 /// 781 KB, copied, at every turn), and a turn's transient memory is what an allocator keeps.
-pub(crate) const APPEND_HEADROOM: usize = 64;
+const APPEND_HEADROOM: usize = 64;
 
 /// Where a line is in the file: its start and its length without the `\n`.
 pub(crate) type LinePos = (usize, usize);
@@ -73,6 +74,8 @@ pub(crate) struct EntryList {
     /// Where untyped messages are read from.
     source: Source,
     slots: Vec<Slot>,
+    /// Where each id is in `slots`; kept by every push.
+    index: EntryIndex,
     /// Every entry as one slice, once asked for (then kept up to date by [`EntryList::push`]).
     all: OnceLock<Vec<SessionEntry>>,
 }
@@ -80,8 +83,9 @@ pub(crate) struct EntryList {
 impl EntryList {
     /// The entries scanned from `source`, from its scanned lines.
     pub(crate) fn from_items(source: Source, items: Vec<Item>) -> Self {
-        let mut slots = Vec::with_capacity(items.len().saturating_add(APPEND_HEADROOM));
-        slots.extend(items.into_iter().map(|item| match item {
+        let mut list = EntryList::with_capacity(items.len());
+        list.source = source;
+        list.slots.extend(items.into_iter().map(|item| match item {
             Item::Typed(entry) => Slot::typed(entry),
             Item::Message {
                 id,
@@ -97,11 +101,36 @@ impl EntryList {
                 typed: OnceLock::new(),
             },
         }));
+        for at in 0..list.slots.len() {
+            list.index_slot(at);
+        }
+        list
+    }
+
+    /// An empty list with room for `count` entries and a turn's appends.
+    pub(crate) fn with_capacity(count: usize) -> Self {
+        let capacity = count.saturating_add(APPEND_HEADROOM);
         EntryList {
-            source,
-            slots,
+            source: Source::default(),
+            slots: Vec::with_capacity(capacity),
+            index: EntryIndex::with_capacity(capacity),
             all: OnceLock::new(),
         }
+    }
+
+    /// The position of the last entry with this id.
+    pub(crate) fn position(&self, id: &str) -> Option<usize> {
+        self.index.get(id, |at| self.id(at))
+    }
+
+    /// Whether an entry has this id.
+    pub(crate) fn contains(&self, id: &str) -> bool {
+        self.position(id).is_some()
+    }
+
+    fn index_slot(&mut self, at: usize) {
+        let slots = &self.slots;
+        self.index.insert(at, |i| slots[i].id.as_str());
     }
 
     /// How many entries there are.
@@ -173,6 +202,7 @@ impl EntryList {
             None => slot.typed = OnceLock::from(Box::new(entry)),
         }
         self.slots.push(slot);
+        self.index_slot(self.slots.len() - 1);
     }
 
     /// Records where entry `at`, held so far only in memory, was written.

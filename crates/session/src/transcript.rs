@@ -18,8 +18,7 @@ use crate::entry::{
     BranchSummaryEntry, CompactionEntry, CustomEntry, CustomMessageEntry, LabelEntry, MessageEntry,
     ModelChangeEntry, SessionEntry, SessionInfoEntry, ThinkingLevelChangeEntry,
 };
-use crate::entry_index::EntryIndex;
-use crate::entry_list::{APPEND_HEADROOM, EntryList, LinePos, Source};
+use crate::entry_list::{EntryList, LinePos, Source};
 use crate::envelope::{self, Item};
 use crate::error::SessionError;
 use crate::header::CURRENT_SESSION_VERSION;
@@ -80,8 +79,6 @@ pub struct Transcript {
     header: SessionHeader,
     /// Every entry in file order; messages read from the file are typed on first use.
     entries: EntryList,
-    /// Entry id → position; a repeated id resolves to its last occurrence, as in pi.
-    index: EntryIndex,
     /// Position of the leaf; `None` after [`Transcript::reset_leaf`] or when empty.
     leaf: Option<usize>,
     /// Target id → label (latest wins; cleared labels removed).
@@ -193,7 +190,6 @@ impl Transcript {
         let mut transcript = Transcript {
             header,
             entries: EntryList::from_items(Source::File(file), scanned.items),
-            index: EntryIndex::with_capacity(count.saturating_add(APPEND_HEADROOM)),
             leaf: None,
             labels: HashMap::new(),
             writer: Writer::existing(
@@ -258,7 +254,6 @@ impl Transcript {
         Transcript {
             header,
             entries: EntryList::default(),
-            index: EntryIndex::default(),
             leaf: None,
             labels: HashMap::new(),
             writer: Writer::unwritten(path, options.fsync, options.lock_timeout, deferred)
@@ -322,8 +317,7 @@ impl Transcript {
 
         let mut transcript = Transcript {
             header,
-            entries: EntryList::default(),
-            index: EntryIndex::with_capacity(lines.len().saturating_add(APPEND_HEADROOM)),
+            entries: EntryList::with_capacity(lines.len()),
             leaf: None,
             labels: HashMap::new(),
             writer,
@@ -410,14 +404,12 @@ impl Transcript {
 
     /// Whether an entry has this id (without typing it).
     pub fn contains(&self, id: &str) -> bool {
-        self.index.contains(&self.entries, id)
+        self.entries.contains(id)
     }
 
     /// The entry with this id.
     pub fn entry(&self, id: &str) -> Option<&SessionEntry> {
-        self.index
-            .get(&self.entries, id)
-            .map(|i| self.entries.get(i))
+        self.entries.position(id).map(|i| self.entries.get(i))
     }
 
     /// The leaf's id; `None` for an empty session or after [`Transcript::reset_leaf`].
@@ -432,7 +424,7 @@ impl Transcript {
 
     /// The path from the root to `id` (pi's `getBranch`); empty for an unknown id.
     pub fn branch_path(&self, id: &str) -> Vec<&SessionEntry> {
-        let Some(at) = self.index.get(&self.entries, id) else {
+        let Some(at) = self.entries.position(id) else {
             return Vec::new();
         };
         self.path_positions(at)
@@ -445,7 +437,7 @@ impl Transcript {
     /// preparing the next compaction reads. The messages before that compaction are never
     /// typed, so the cost of a compaction does not grow with the whole history.
     pub fn branch_path_since_compaction(&self, id: &str) -> Vec<&SessionEntry> {
-        let Some(at) = self.index.get(&self.entries, id) else {
+        let Some(at) = self.entries.position(id) else {
             return Vec::new();
         };
         let path = self.path_positions(at);
@@ -784,14 +776,14 @@ impl Transcript {
         let parent_of = |i: usize| {
             self.entries
                 .parent_id(i)
-                .and_then(|p| self.index.get(&self.entries, p))
+                .and_then(|p| self.entries.position(p))
         };
         path_by(&parent_of, at)
     }
 
     fn position(&self, id: &str) -> Result<usize, SessionError> {
-        self.index
-            .get(&self.entries, id)
+        self.entries
+            .position(id)
             .ok_or_else(|| SessionError::EntryNotFound(id.to_owned()))
     }
 
@@ -804,7 +796,7 @@ impl Transcript {
         build: impl FnOnce(Stamp) -> SessionEntry,
     ) -> Result<String, SessionError> {
         let stamp = Stamp {
-            id: unique_entry_id(|c| self.index.contains(&self.entries, c)),
+            id: unique_entry_id(|c| self.entries.contains(c)),
             parent_id: self.leaf_id().map(str::to_owned),
             timestamp: format_iso(self.clock.now_ms()),
         };
@@ -861,7 +853,7 @@ impl Transcript {
         self.note(self.entries.len() - 1);
     }
 
-    /// Takes the entry at `at` (the last one so far) into the index, the labels and the leaf.
+    /// Takes the entry at `at` (the last one so far) into the labels and the leaf.
     fn note(&mut self, at: usize) {
         if let Some(SessionEntry::Label(l)) = self.entries.peek(at) {
             match l.label.as_deref() {
@@ -873,7 +865,6 @@ impl Transcript {
                 }
             }
         }
-        self.index.insert(&self.entries, at);
         self.leaf = Some(at);
     }
 }

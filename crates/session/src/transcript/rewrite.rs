@@ -61,12 +61,11 @@ impl Transcript {
 
         let count = scanned.items.len();
         self.entries = EntryList::from_items(Source::Bytes(planned.content), scanned.items);
-        self.index.clear();
         self.labels.clear();
         for at in 0..count {
             self.note(at);
         }
-        self.leaf = self.index.get(&self.entries, leaf_id.as_str());
+        self.leaf = self.entries.position(&leaf_id);
         Ok(planned.outcome)
     }
 }
