@@ -16,12 +16,18 @@ fn turn(t: &mut Transcript, question: &str, answer: &str) {
     t.append_message(assistant(answer)).unwrap();
 }
 
+/// A transcript of `path` with the turn u1/a1, its lock released.
+fn kept_after_a_turn(path: &std::path::Path) -> Transcript {
+    let mut kept = Transcript::open_locked(path, options()).unwrap();
+    turn(&mut kept, "u1", "a1");
+    kept.release_lock().unwrap();
+    kept
+}
+
 #[test]
 fn a_resumed_transcript_goes_on_as_a_fresh_open_would() {
     let (_dir, path) = temp_session();
-    let mut kept = Transcript::open_locked(&path, options()).unwrap();
-    turn(&mut kept, "u1", "a1");
-    kept.release_lock().unwrap();
+    let kept = kept_after_a_turn(&path);
     assert!(!kept.holds_lock());
     // Released: another writer could take the lock now.
     drop(Transcript::open_locked(&path, options()).unwrap());
@@ -67,9 +73,7 @@ fn the_leaf_goes_back_to_the_last_entry_as_on_open() {
 #[test]
 fn lines_another_writer_appended_meanwhile_are_read() {
     let (_dir, path) = temp_session();
-    let mut kept = Transcript::open_locked(&path, options()).unwrap();
-    turn(&mut kept, "u1", "a1");
-    kept.release_lock().unwrap();
+    let kept = kept_after_a_turn(&path);
 
     let mut other = Transcript::open_locked(&path, options()).unwrap();
     turn(&mut other, "other question", "other answer");
@@ -95,9 +99,7 @@ fn lines_another_writer_appended_meanwhile_are_read() {
 #[test]
 fn a_file_put_in_its_place_is_opened_anew() {
     let (dir, path) = temp_session();
-    let mut kept = Transcript::open_locked(&path, options()).unwrap();
-    turn(&mut kept, "u1", "a1");
-    kept.release_lock().unwrap();
+    let kept = kept_after_a_turn(&path);
 
     let elsewhere = dir.path().join("other.jsonl");
     let mut other = Transcript::open_locked(&elsewhere, options()).unwrap();
@@ -127,9 +129,7 @@ fn a_session_never_written_starts_anew() {
 #[test]
 fn messages_of_a_resumed_transcript_are_read_back_from_the_file() {
     let (_dir, path) = temp_session();
-    let mut kept = Transcript::open_locked(&path, options()).unwrap();
-    turn(&mut kept, "u1", "a1");
-    kept.release_lock().unwrap();
+    let kept = kept_after_a_turn(&path);
     let kept = kept.resume_locked(options()).unwrap();
     // Blank the user message in place, behind the transcript's back: it is not held in
     // memory any more, so what the file says now is what the transcript sees.
