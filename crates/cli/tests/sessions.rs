@@ -217,6 +217,26 @@ async fn list_shows_newest_first_with_short_ids_models_and_message_counts() -> T
         )
     );
     assert_eq!(listed[1]["key"], json!("alpha"));
+
+    // `--limit` keeps the newest; 0 is a usage error, not an empty list.
+    let newest = ok_stdout(&home.clawloop(&["sessions", "list", "--limit", "1"]).await?);
+    assert_eq!(newest.lines().count(), 2, "{newest}");
+    assert!(
+        newest
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("beta ")),
+        "{newest}"
+    );
+    let limited: Value = serde_json::from_str(&ok_stdout(
+        &home
+            .clawloop(&["sessions", "list", "--json", "-n", "1"])
+            .await?,
+    ))?;
+    assert_eq!(limited.as_array().map(Vec::len), Some(1));
+    assert_eq!(limited[0]["key"], json!("beta"));
+    let zero = home.clawloop(&["sessions", "list", "--limit", "0"]).await?;
+    assert_eq!(zero.status.code(), Some(2), "{}", text(&zero.stderr));
     Ok(())
 }
 

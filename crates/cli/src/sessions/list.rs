@@ -24,11 +24,17 @@ pub struct ListArgs {
     /// Show whole session ids instead of their first 8 characters.
     #[arg(long)]
     wide: bool,
+    /// Show only the N most recently updated sessions.
+    #[arg(long, short = 'n', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    limit: Option<u32>,
 }
 
 /// Runs `clawloop sessions list`.
 pub fn run(store: &SessionStore, args: &ListArgs) -> Result<(), Failure> {
-    let sessions = store.list_summaries().map_err(store_failure)?;
+    let mut sessions = store.list_summaries().map_err(store_failure)?;
+    if let Some(limit) = args.limit {
+        sessions.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    }
     let text = if args.json {
         json_text(store, &sessions)
     } else {
