@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{home_dir, load_config};
 use crate::failure::{Failure, finish};
+use crate::model_choice::{check_known, effective_model};
 use crate::sessions::resolve_target;
 
 /// Exit code after Ctrl-C (128 + SIGINT).
@@ -36,6 +37,9 @@ pub struct CompactArgs {
     /// The agent the session belongs to.
     #[arg(long, default_value = DEFAULT_AGENT_ID)]
     agent: String,
+    /// The model that writes the summary, as `provider/model`, instead of the default one.
+    #[arg(long, value_name = "PROVIDER/MODEL")]
+    model: Option<String>,
 }
 
 /// Runs `clawloop compact`.
@@ -45,7 +49,16 @@ pub fn main(args: CompactArgs) -> ExitCode {
 
 fn run(args: &CompactArgs) -> Result<(), Failure> {
     let home = home_dir().map_err(|err| Failure::usage(err.to_string()))?;
-    let config = load_config(&home).map_err(|err| Failure::usage(err.to_string()))?;
+    let mut config = load_config(&home).map_err(|err| Failure::usage(err.to_string()))?;
+    if let Some(model) = &args.model {
+        check_known(&config, model).map_err(|err| Failure::usage(format!("--{err}")))?;
+    }
+    // The runner compacts with the primary: the model the CLI settled on takes its place.
+    config.agents.defaults.model.primary = Some(
+        args.model
+            .clone()
+            .unwrap_or_else(|| effective_model(&config).reference),
+    );
     let store = SessionStore::for_agent(&home, &args.agent)
         .map_err(|err| Failure::usage(format!("--agent `{}`: {err}", args.agent)))?;
     let target = args.session.as_deref().unwrap_or(&args.session_key);

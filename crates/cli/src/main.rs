@@ -16,6 +16,7 @@ mod hints;
 mod images;
 mod logging;
 mod logs;
+mod model_choice;
 mod models;
 mod render;
 mod run;

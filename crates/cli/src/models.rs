@@ -21,6 +21,7 @@ use serde_json::json;
 
 use crate::config::{home_dir, load_config};
 use crate::failure::{Failure, finish};
+use crate::model_choice::{ModelSource, effective_model};
 
 /// Arguments of `clawloop models`.
 #[derive(Debug, Args)]
@@ -131,9 +132,15 @@ fn rows(
     keys: &KeyCheck<'_>,
 ) -> Vec<Row> {
     let selection = &config.defaults().model;
+    let effective = effective_model(config);
     let role_of = |reference: &str| -> String {
-        if selection.primary.as_deref() == Some(reference) {
-            return "primary".to_owned();
+        if reference == effective.reference {
+            return match effective.source {
+                ModelSource::Primary => "primary",
+                // What a run that names no model uses, though nothing names it a primary.
+                ModelSource::OnlyProvider | ModelSource::BuiltIn => "default",
+            }
+            .to_owned();
         }
         match selection.fallbacks.iter().position(|f| f == reference) {
             Some(i) => format!("fallback {}", i + 1),
@@ -187,6 +194,30 @@ fn context_window(config: &Config, model: &Model) -> u64 {
     } else {
         model.context_window
     }
+}
+
+/// The providers of `catalog` with a credential at hand (a `!command` key counts, unrun); an
+/// unreadable auth store counts as no profiles.
+pub fn keyed_providers(
+    catalog: &ModelCatalog,
+    config: &Config,
+    agent_dir: &std::path::Path,
+) -> Vec<String> {
+    let keys = KeyCheck::new(config, agent_dir).unwrap_or_else(|_| KeyCheck {
+        config,
+        profiles: clawloop_core::auth_store::AuthProfiles::default(),
+        now_ms: 0.0,
+    });
+    catalog
+        .providers()
+        .filter(|provider| {
+            matches!(
+                keys.state(provider, catalog.api_key_spec(provider)),
+                KeyState::Yes | KeyState::Command
+            )
+        })
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Where credentials come from, in the runner's order: auth profiles, then the config's

@@ -13,7 +13,7 @@ use clawloop_runner::turn::{TurnEnv, TurnRequest};
 use tokio_util::sync::CancellationToken;
 
 use crate::EXIT_USAGE;
-use crate::env_setup::{Setup, ToolChoice, check_model_ref, setup};
+use crate::env_setup::{Setup, ToolChoice, setup};
 use crate::hints::failure_hint;
 use crate::images::load_image;
 use crate::render::json::session_header;
@@ -114,9 +114,6 @@ fn prepare(args: &RunArgs) -> Result<(Setup, TurnRequest), String> {
     if prompt.trim().is_empty() {
         return Err("the prompt is empty: pass it as an argument or on stdin".to_owned());
     }
-    if let Some(model) = &args.model {
-        check_model_ref(model).map_err(|err| format!("--{err}"))?;
-    }
     let images = args
         .image
         .iter()
@@ -129,7 +126,8 @@ fn prepare(args: &RunArgs) -> Result<(Setup, TurnRequest), String> {
     } else {
         ToolChoice::Configured
     };
-    let setup = setup(args.workspace.as_ref(), &tools)?;
+    let mut setup = setup(args.workspace.as_ref(), &tools)?;
+    crate::model_choice::settle(&mut setup.env, args.model.as_deref())?;
     let session_key = match &args.session {
         Some(id) => key_of_session(&setup.home, &setup.env.agent_id, id)?,
         None => args.session_key.clone(),

@@ -171,6 +171,57 @@ async fn a_missing_credential_fails() -> TestResult {
     Ok(())
 }
 
+/// `doctor`, `run` and `models list` agree on the model of a config without a primary.
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_primary_the_only_provider_s_first_model_is_checked_and_run() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server, "")?;
+    let config = home.home().join("config.toml");
+    let original = std::fs::read_to_string(&config)?;
+    let without_primary = original.replace("primary = \"acme/m1\"\n", "");
+    assert_ne!(without_primary, original);
+    std::fs::write(
+        &config,
+        without_primary.replace(
+            "models = [{ id = \"m1\"",
+            "apiKey = \"sk-test\"\nmodels = [{ id = \"m2\" }, { id = \"m1\"",
+        ),
+    )?;
+    let out = home.clawloop(&["doctor"], "").await?;
+    let listing = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{listing}");
+    let expected = [
+        "✓ no primary model configured (agents.defaults.model.primary): runs use acme/m2, the first model of the only configured provider",
+        "✓ acme/m2: provider acme has a key from models.providers apiKey in config.toml",
+    ];
+    for line in expected {
+        assert!(listing.lines().any(|l| l == line), "{line:?} in {listing}");
+    }
+
+    let models = home
+        .clawloop(&["models", "list", "--provider", "acme"], "")
+        .await?;
+    let table = text(&models.stdout);
+    assert!(
+        table
+            .lines()
+            .any(|l| l.starts_with("acme/m2") && l.ends_with("  default")),
+        "{table}"
+    );
+
+    server.begin_turn(reply("From m2.")?);
+    let run = home.clawloop(&["run", "--print", "hello"], "").await?;
+    assert_eq!(
+        (run.status.code(), text(&run.stdout)),
+        (Some(0), "From m2.\n".to_owned()),
+        "{}",
+        text(&run.stderr)
+    );
+    let models: Vec<Option<String>> = server.requests().iter().map(|r| r.model.clone()).collect();
+    assert_eq!(models, vec![Some("m2".to_owned())]);
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn fix_repairs_modes_stale_locks_and_orphaned_tool_calls() -> TestResult {
     let server = ProviderScriptServer::start().await?;

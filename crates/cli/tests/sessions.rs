@@ -623,6 +623,53 @@ async fn compact_summarizes_through_the_model_and_reports_tokens() -> TestResult
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn compact_model_picks_the_summarizer_and_an_unknown_one_is_refused() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let extra = format!(
+        "\n[agents.defaults.compaction]\nkeepRecentTokens = 1\n\n[models.providers.bolt]\napi = \"openai-completions\"\nbaseUrl = \"{}/v1\"\napiKey = \"sk-bolt\"\nmodels = [{{ id = \"b1\" }}]\n",
+        server.provider_url("bolt")
+    );
+    let home = Home::new(&server, &extra)?;
+    let long = "word ".repeat(400);
+    for i in 0..2 {
+        let answer = reply(&format!("answer {i}: {long}"))?;
+        home.turn(&server, "main", &format!("question {i}: {long}"), answer)
+            .await?;
+    }
+    let before = server.requests().len();
+
+    let unknown = home.clawloop(&["compact", "--model", "bolt/b9"]).await?;
+    assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown.stderr));
+    assert!(
+        text(&unknown.stderr).starts_with(
+            "clawloop: --model `bolt/b9` is unknown: provider `bolt` has no model `b9`; the closest known: bolt/b1"
+        ),
+        "{}",
+        text(&unknown.stderr)
+    );
+    assert_eq!(server.requests().len(), before, "no model call");
+
+    server.begin_turn(script(json!([
+        {"reply": {"text": "SUMMARY by bolt."}},
+        {"reply": {"text": "SUMMARY by bolt."}},
+    ]))?);
+    let out = home.clawloop(&["compact", "--model", "bolt/b1"]).await?;
+    let stdout = ok_stdout(&out);
+    server.end_turn();
+    assert!(stdout.starts_with("compacted session `main`: "), "{stdout}");
+    let summarizers: Vec<Option<String>> = server.requests()[before..]
+        .iter()
+        .map(|r| r.model.clone())
+        .collect();
+    assert!(!summarizers.is_empty());
+    assert!(
+        summarizers.iter().all(|m| m.as_deref() == Some("b1")),
+        "{summarizers:?}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn compact_with_nothing_to_summarize_is_a_note_and_exit_0() -> TestResult {
     let server = ProviderScriptServer::start().await?;
     let home = Home::new(&server, "")?;

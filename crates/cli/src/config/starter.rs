@@ -8,6 +8,11 @@ use clawloop_runner::config::schema::{ID_PLACEHOLDER, KeyDoc, reference};
 use serde_json::Value;
 
 use super::layers::ENV_KEYS;
+use crate::model_choice::effective_model;
+use clawloop_runner::config::Config;
+
+/// The key whose unset value the starter spells out.
+const PRIMARY_KEY: &str = "agents.defaults.model.primary";
 
 /// The starter file's text.
 pub fn starter_toml() -> String {
@@ -49,6 +54,11 @@ pub fn starter_toml() -> String {
             out.push_str(&format!("# {}\n", row.description));
             match &row.default {
                 Some(value) => out.push_str(&format!("{name} = {}\n", toml_value(value))),
+                // Unset, the primary still has a value in effect: say which, as doctor does.
+                None if row.key == PRIMARY_KEY => out.push_str(&format!(
+                    "# {name} = \"{}\"  (not set: the only provider under models.providers gives its first model, else this built-in default)\n",
+                    effective_model(&Config::default()).reference
+                )),
                 None => out.push_str(&format!("# {name} = …  ({}; not set by default)\n", row.ty)),
             }
         }
@@ -103,7 +113,6 @@ fn toml_value(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clawloop_runner::config::Config;
     use pretty_assertions::assert_eq;
 
     #[test]
@@ -117,6 +126,7 @@ mod tests {
             "maxConcurrent = 4",
             "break = \"text_end\"",
             "level = \"info\"",
+            "# primary = \"openai/gpt-5.4\"  (not set: ",
         ] {
             assert!(text.contains(key), "{key}\n{text}");
         }

@@ -13,17 +13,24 @@ use clawloop_session::DEFAULT_AGENT_ID;
 
 use super::report::{Report, Status};
 use crate::auth::agent_dir;
+use crate::model_choice::{ModelSource, effective_model};
 
 /// Checks every configured model's provider once, primary first.
 pub fn check(report: &mut Report, home: &Path, config: &Config) {
     let selection = &config.defaults().model;
-    let Some(primary) = selection.primary.as_deref() else {
+    // Without a primary, runs still have a model: the one the CLI settles on, checked alike.
+    let effective = effective_model(config);
+    if effective.source != ModelSource::Primary {
         report.add(
-            Status::Warn,
-            "no primary model configured (agents.defaults.model.primary): runs need --model",
+            Status::Pass,
+            format!(
+                "no primary model configured (agents.defaults.model.primary): runs use {}, {}",
+                effective.reference,
+                effective.source.describe()
+            ),
         );
-        return;
-    };
+    }
+    let primary = effective.reference.as_str();
     let store = FileAuthStore::new(agent_dir(home, DEFAULT_AGENT_ID));
     let snapshot = match store.load() {
         Ok(snapshot) => snapshot,
