@@ -160,8 +160,10 @@ async fn a_terminal_chat_streams_the_answer_and_prompts_again() -> TestResult {
     Ok(())
 }
 
+/// Changed with issue 21: one Ctrl-C at an empty prompt only warns; the second exits 130.
 #[tokio::test(flavor = "multi_thread")]
-async fn ctrl_c_clears_a_typed_line_and_exits_130_at_an_empty_prompt() -> TestResult {
+async fn ctrl_c_clears_a_typed_line_and_exits_130_when_pressed_twice_at_an_empty_prompt()
+-> TestResult {
     let server = ProviderScriptServer::start().await?;
     let home = Home::new(&server)?;
     server.begin_turn(reply("Hello.")?);
@@ -172,6 +174,16 @@ async fn ctrl_c_clears_a_typed_line_and_exits_130_at_an_empty_prompt() -> TestRe
     pty.send("\u{3}")?;
     pty.send("hi\r")?;
     pty.expect("Hello.")?;
+    pty.expect("› ")?;
+    pty.send("\u{3}")?;
+    pty.expect("press Ctrl-C again to exit")?;
+    pty.expect("› ")?;
+    // A line in between disarms it: this Ctrl-C warns again instead of exiting.
+    pty.send("/help\r")?;
+    pty.expect("/quit")?;
+    pty.expect("› ")?;
+    pty.send("\u{3}")?;
+    pty.expect("press Ctrl-C again to exit")?;
     pty.expect("› ")?;
     pty.send("\u{3}")?;
     let (status, output) = pty.finish()?;
@@ -271,5 +283,111 @@ async fn compact_in_chat_summarizes_the_session() -> TestResult {
     );
     assert!(lines[2].starts_with("session compacted"), "{stdout}");
     assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_terminal_chat_opens_with_model_session_workspace_and_help() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(reply("Hi.")?);
+    let mut pty = chat_on_pty(&home)?;
+    pty.expect("acme/m1 · thinking off")?;
+    pty.expect("session main · new session")?;
+    pty.expect(&format!("workspace {}", home.workspace().display()))?;
+    pty.expect("/help for commands")?;
+    pty.expect("› ")?;
+    pty.send("hello\r")?;
+    pty.expect("Hi.")?;
+    pty.expect("› ")?;
+    pty.send("\u{4}")?;
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+
+    // Opened again, the key continues its session: the banner names it.
+    let id = session_id_of(&home, "main")?;
+    let mut pty = chat_on_pty(&home)?;
+    pty.expect(&format!("session main · {id}"))?;
+    pty.expect("› ")?;
+    pty.send("\u{4}")?;
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn piped_chat_keeps_the_banner_off_stdout() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(reply("Only this.")?);
+    let out = chat_piped(&home, "hello\n").await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "Only this.\n".to_owned()),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.ends_with("acme/m1 · thinking off")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("/help for commands"), "{stderr}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn model_lists_the_choices_refuses_unknown_models_and_switches_to_known_ones() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(reply("From m2.")?);
+    let out = chat_piped(
+        &home,
+        "/model\n/model nope/x\n/model acme/m3\n/model acme/m2\n/model\nhi\n",
+    )
+    .await?;
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // Other providers show up too when the environment holds their keys: only acme's line and
+    // the order of the output are pinned.
+    let lines: Vec<&str> = stdout.lines().collect();
+    let at = |needle: &str| lines.iter().position(|l| *l == needle);
+    let first = at("model: acme/m1").ok_or(format!("no first listing: {stdout}"))?;
+    let switched = at("model: acme/m2").ok_or(format!("no switch: {stdout}"))?;
+    let second = lines
+        .iter()
+        .rposition(|l| *l == "model: acme/m2")
+        .ok_or("no second listing")?;
+    assert!(first < switched && switched < second, "{stdout}");
+    let acme_line = |from: usize| {
+        lines[from..]
+            .iter()
+            .find(|l| l.trim_start().starts_with("acme "))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+    };
+    assert_eq!(acme_line(first).as_deref(), Some("acme m1 (current), m2"));
+    assert_eq!(acme_line(second).as_deref(), Some("acme m1, m2 (current)"));
+    assert_eq!(lines.last(), Some(&"From m2."), "{stdout}");
+    let refusals: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("clawloop: /model"))
+        .collect();
+    assert_eq!(refusals.len(), 2, "{stderr}");
+    assert!(
+        refusals[0].starts_with(
+            "clawloop: /model `nope/x` is unknown: no provider `nope` is built in or configured; the closest known: "
+        ),
+        "{stderr}"
+    );
+    assert!(
+        refusals[1].starts_with(
+            "clawloop: /model `acme/m3` is unknown: provider `acme` has no model `m3`; the closest known: acme/m1, acme/m2"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    let models: Vec<Option<String>> = server.requests().iter().map(|r| r.model.clone()).collect();
+    assert_eq!(models, vec![Some("m2".to_owned())]);
     Ok(())
 }

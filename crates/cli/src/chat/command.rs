@@ -14,6 +14,8 @@ pub enum ChatInput {
     New,
     /// `/model provider/model`: the model of the following turns.
     Model(String),
+    /// `/model`: show the current model and the choices.
+    ModelList,
     /// `/think <level>`: the thinking level of the following turns.
     Think(ThinkLevel),
     /// `/compact`: compact the session now.
@@ -31,12 +33,13 @@ pub enum ChatInput {
 /// The help text of `/help`.
 pub const HELP: &str = "\
 /new                    start a fresh session for this key (the old one is kept)
+/model                  show the current model and the choices
 /model provider/model   use another model from now on
 /think <level>          thinking level: off, minimal, low, medium, high, xhigh, adaptive
 /compact                summarize the session's history now
 /session                show the session key, id and file
 /help                   this list
-/quit                   leave (also Ctrl-D)";
+/quit                   leave (also Ctrl-D, or Ctrl-C twice)";
 
 /// Understands `line`.
 pub fn parse_input(line: &str) -> ChatInput {
@@ -68,9 +71,7 @@ pub fn parse_input(line: &str) -> ChatInput {
         "session" => no_argument(ChatInput::Session),
         "help" | "?" => no_argument(ChatInput::Help),
         "quit" | "exit" => no_argument(ChatInput::Quit),
-        "model" if argument.is_empty() => {
-            ChatInput::Invalid("/model needs provider/model, e.g. /model openai/gpt-4o".to_owned())
-        }
+        "model" if argument.is_empty() => ChatInput::ModelList,
         "model" if !argument.contains('/') || argument.contains(char::is_whitespace) => {
             ChatInput::Invalid(format!(
                 "/model `{argument}`: expected provider/model, e.g. /model openai/gpt-4o"
@@ -115,10 +116,8 @@ mod tests {
             ("/exit", ChatInput::Quit),
             ("/model acme/m2", ChatInput::Model("acme/m2".into())),
             ("/model   acme/m2  ", ChatInput::Model("acme/m2".into())),
-            (
-                "/model",
-                invalid("/model needs provider/model, e.g. /model openai/gpt-4o"),
-            ),
+            ("/model", ChatInput::ModelList),
+            ("/model   ", ChatInput::ModelList),
             (
                 "/model gpt-4o",
                 invalid("/model `gpt-4o`: expected provider/model, e.g. /model openai/gpt-4o"),

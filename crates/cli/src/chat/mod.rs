@@ -1,26 +1,36 @@
 //! `clawloop chat`: many turns in one session, typed on a terminal (line editor, history,
 //! slash commands) or piped in, one turn per line; streamed exactly as `run` streams.
 
+pub mod banner;
+pub mod choices;
 pub mod command;
 pub mod input;
 
 use crate::async_runtime::start;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use anstyle::Style;
 use clap::Args;
 use clawloop_core::ThinkLevel;
+use clawloop_providers::catalog::ModelCatalog;
 use clawloop_runner::compaction::CompactionOutcome;
 use clawloop_runner::turn::{TurnEnv, TurnRequest, compact_session_direct};
+use clawloop_session::SessionStore;
+use clawloop_subscribe::HomeDisplay;
 use tokio_util::sync::CancellationToken;
 
 use crate::EXIT_USAGE;
-use crate::env_setup::{ToolChoice, check_model_ref, setup};
+use crate::env_setup::{ToolChoice, setup};
+use crate::model_choice::{check_known, effective_model, settle};
+use crate::models::keyed_providers;
 use crate::render::term::SpinnerTask;
 use crate::render::{OutputMode, Renderer};
 use crate::run::{EXIT_FAILED, EXIT_INTERRUPTED, parse_thinking, renderer_for};
 use crate::session_pick::{current_session, new_session};
 use crate::turn_driver::drive_turn;
+use banner::{BannerFacts, banner};
+use choices::model_choices;
 use command::{ChatInput, HELP, parse_input};
 use input::{Input, Line};
 
@@ -59,12 +69,10 @@ enum Next {
 
 /// Runs `clawloop chat`.
 pub fn main(args: ChatArgs) -> ExitCode {
-    let prepared = args
-        .model
-        .as_deref()
-        .map_or(Ok(()), check_model_ref)
-        .map_err(|err| format!("--{err}"))
-        .and_then(|()| setup(args.workspace.as_ref(), &ToolChoice::Configured));
+    let prepared = setup(args.workspace.as_ref(), &ToolChoice::Configured).and_then(|mut setup| {
+        settle(&mut setup.env, args.model.as_deref())?;
+        Ok(setup)
+    });
     let setup = match prepared {
         Ok(setup) => setup,
         Err(message) => {
@@ -97,6 +105,9 @@ async fn chat(home: PathBuf, env: TurnEnv, mut state: ChatState) -> ExitCode {
             return ExitCode::from(EXIT_FAILED);
         }
     };
+    show_banner(&home, &env, &renderer, &state, input.is_terminal());
+    // One Ctrl-C at an empty prompt only warns (codex): a stray one must not end the chat.
+    let mut exit_armed = false;
     loop {
         let line = match input.next_line().await {
             Ok(line) => line,
@@ -107,9 +118,15 @@ async fn chat(home: PathBuf, env: TurnEnv, mut state: ChatState) -> ExitCode {
         };
         let text = match line {
             Line::Text(text) => text,
+            Line::Interrupted if input.is_terminal() && !exit_armed => {
+                exit_armed = true;
+                renderer.term().err_line("press Ctrl-C again to exit");
+                continue;
+            }
             Line::Interrupted => return ExitCode::from(EXIT_INTERRUPTED),
             Line::End => break,
         };
+        exit_armed = false;
         match handle(&env, &renderer, &mut state, parse_input(&text), &input).await {
             Next::Continue => {}
             Next::Exit(code) => return code,
@@ -135,9 +152,25 @@ async fn handle(
         ChatInput::Quit => return Next::Exit(ExitCode::SUCCESS),
         ChatInput::Help => renderer.notice(HELP),
         ChatInput::Invalid(message) => renderer.error(&message),
-        ChatInput::Model(model) => {
-            renderer.notice(&format!("model: {model}"));
-            state.model = Some(model);
+        ChatInput::Model(model) => match check_known(&env.config, &model) {
+            Ok(()) => {
+                renderer.notice(&format!("model: {model}"));
+                state.model = Some(model);
+            }
+            Err(message) => renderer.error(&format!("/{message}")),
+        },
+        ChatInput::ModelList => {
+            let listing = match ModelCatalog::from_config(&env.config.models) {
+                Ok(catalog) => {
+                    let keyed = keyed_providers(&catalog, &env.config, &env.agent_dir);
+                    model_choices(&env.config, &catalog, &keyed, &current_model(env, state))
+                }
+                Err(err) => format!(
+                    "model: {}\n(models.providers: {err})",
+                    current_model(env, state)
+                ),
+            };
+            renderer.notice(&listing);
         }
         ChatInput::Think(level) => {
             renderer.notice(&format!("thinking: {level}"));
@@ -178,6 +211,43 @@ async fn handle(
         }
     }
     Next::Continue
+}
+
+/// The `provider/model` of the next turn.
+fn current_model(env: &TurnEnv, state: &ChatState) -> String {
+    state
+        .model
+        .clone()
+        .unwrap_or_else(|| effective_model(&env.config).reference)
+}
+
+/// The opening lines, on stderr: a script reading stdout gets only the replies.
+fn show_banner(home: &Path, env: &TurnEnv, renderer: &Renderer, state: &ChatState, terminal: bool) {
+    // Read without binding: looking must not create a session the user never talks in.
+    let session_id = SessionStore::for_agent(home, &env.agent_id)
+        .ok()
+        .and_then(|store| store.find_by_key(&state.key).ok().flatten())
+        .map(|record| record.session_id);
+    let workspace = env.workspace_dir.display().to_string();
+    let workspace = match std::env::var("HOME") {
+        Ok(user_home) => HomeDisplay::new(user_home).shorten(&workspace).into_owned(),
+        Err(_) => workspace,
+    };
+    let model = current_model(env, state);
+    let text = banner(&BannerFacts {
+        model: &model,
+        thinking: state
+            .thinking
+            .unwrap_or(env.config.defaults().thinking_default),
+        key: &state.key,
+        session_id: session_id.as_deref(),
+        workspace: &workspace,
+        terminal,
+    });
+    let term = renderer.term();
+    for line in text.lines() {
+        term.err_line(&term.paint_err(Style::new().dimmed(), line));
+    }
 }
 
 async fn turn(
