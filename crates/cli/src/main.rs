@@ -40,8 +40,9 @@ struct Cli {
     /// a TOML value (a bare word is a string), e.g. `-c agents.defaults.timeoutSeconds=30`.
     #[arg(short = 'c', global = true, value_name = "KEY=VALUE")]
     config_overrides: Vec<String>,
+    /// Without one, `chat` on a terminal (as pi and codex start their session), else the help.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -93,9 +94,17 @@ fn main() -> ExitCode {
         Err(err) => err.exit(),
     };
     config::set_overrides(cli.config_overrides);
+    let Some(command) = cli
+        .command
+        .or_else(|| chat::ChatArgs::on_terminal().map(Command::Chat))
+    else {
+        // As clap's missing-subcommand error did: the help on stderr, exit 2.
+        eprint!("{}", Cli::command().render_help());
+        return ExitCode::from(EXIT_USAGE);
+    };
     // Held to the end: dropping it flushes the log's last lines.
-    let _log = cli.command.log_name().and_then(logging::init);
-    match cli.command {
+    let _log = command.log_name().and_then(logging::init);
+    match command {
         Command::Run(args) => run::main(args),
         Command::Chat(args) => chat::main(args),
         Command::Config(args) => config::command::main(args),

@@ -391,3 +391,42 @@ async fn model_lists_the_choices_refuses_unknown_models_and_switches_to_known_on
     assert_eq!(models, vec![Some("m2".to_owned())]);
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn clawloop_alone_chats_on_a_terminal_and_prints_the_help_elsewhere() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(reply("Bare hello.")?);
+    let mut pty = Pty::spawn(
+        Command::new(env!("CARGO_BIN_EXE_clawloop"))
+            .current_dir(home.workspace())
+            .env("CLAWLOOP_HOME", home.home())
+            .env("TERM", "xterm-256color"),
+    )?;
+    pty.expect("session main · new session")?;
+    pty.expect("› ")?;
+    pty.send("hello\r")?;
+    pty.expect("Bare hello.")?;
+    pty.expect("› ")?;
+    pty.send("\u{4}")?;
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+
+    let out = Command::new(env!("CARGO_BIN_EXE_clawloop"))
+        .current_dir(home.workspace())
+        .env("CLAWLOOP_HOME", home.home())
+        .stdin(Stdio::null())
+        .output()?;
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(2), String::new())
+    );
+    assert!(
+        stderr.contains("Usage: clawloop [OPTIONS] [COMMAND]"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("chat "), "{stderr}");
+    Ok(())
+}

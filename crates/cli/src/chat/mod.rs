@@ -7,6 +7,7 @@ pub mod command;
 pub mod input;
 
 use crate::async_runtime::start;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -34,11 +35,14 @@ use choices::model_choices;
 use command::{ChatInput, HELP, parse_input};
 use input::{Input, Line};
 
+/// The session key a chat talks in unless told.
+const DEFAULT_KEY: &str = "main";
+
 /// Arguments of `clawloop chat`.
 #[derive(Debug, Args)]
 pub struct ChatArgs {
     /// The session to talk in.
-    #[arg(long, default_value = "main")]
+    #[arg(long, default_value = DEFAULT_KEY)]
     session_key: String,
     /// The model, as `provider/model`, instead of the configured primary.
     #[arg(long, value_name = "PROVIDER/MODEL")]
@@ -49,6 +53,19 @@ pub struct ChatArgs {
     /// The directory the tools work in (default: the current directory).
     #[arg(long)]
     workspace: Option<PathBuf>,
+}
+
+impl ChatArgs {
+    /// `chat` with its defaults when stdin and stdout are terminals: what `clawloop` alone
+    /// starts there. `None` off a terminal, where a script wants the usage error.
+    pub fn on_terminal() -> Option<ChatArgs> {
+        (std::io::stdin().is_terminal() && std::io::stdout().is_terminal()).then(|| ChatArgs {
+            session_key: DEFAULT_KEY.to_owned(),
+            model: None,
+            thinking: None,
+            workspace: None,
+        })
+    }
 }
 
 /// What the chat carries from turn to turn.
