@@ -381,3 +381,46 @@ async fn a_command_profile_supplies_the_key_to_a_run_without_showing_it() -> Tes
     assert_eq!(empty.status.code(), Some(2));
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn remove_by_provider_removes_every_profile_of_that_provider_only() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    for (provider, id, key) in [
+        ("acme", "acme:default", "k1"),
+        ("acme", "acme:work", "k2"),
+        ("bolt", "bolt:default", "k3"),
+    ] {
+        let added = home
+            .clawloop(&["auth", "add", provider, "--id", id], &format!("{key}\n"))
+            .await?;
+        assert_eq!(added.status.code(), Some(0), "{}", all_output(&added));
+    }
+    let removed = home.clawloop(&["auth", "remove", "acme"], "").await?;
+    assert_eq!(
+        (removed.status.code(), text(&removed.stdout)),
+        (
+            Some(0),
+            "removed auth profile acme:default\nremoved auth profile acme:work\n".to_owned()
+        ),
+        "{}",
+        all_output(&removed)
+    );
+    let stored: Value = serde_json::from_str(&std::fs::read_to_string(
+        home.agent_dir().join("auth-profiles.json"),
+    )?)?;
+    let ids: Vec<&String> = stored["profiles"]
+        .as_object()
+        .map(|profiles| profiles.keys().collect())
+        .unwrap_or_default();
+    assert_eq!(ids, vec!["bolt:default"]);
+
+    // Nothing left of acme: a usage error naming what is stored.
+    let again = home.clawloop(&["auth", "remove", "acme"], "").await?;
+    assert_eq!(again.status.code(), Some(2));
+    assert_eq!(
+        text(&again.stderr),
+        "clawloop: no auth profile or provider acme; known profiles: bolt:default\n"
+    );
+    Ok(())
+}
