@@ -98,12 +98,14 @@ pub fn effective_model(config: &Config) -> EffectiveModel {
     }
 }
 
-/// Checks the model named by `--model` (if any) and makes the runner's default the CLI's:
-/// with no primary configured and one provider under `models.providers`, that provider's
-/// first model becomes the primary of this process. The error is a usage error's sentence.
+/// Checks the model named by `--model` (if any); without one, makes the runner's default the
+/// CLI's: with no primary configured and one provider under `models.providers`, that
+/// provider's first model becomes the primary of this process. Not with a named model: the
+/// runner tries a configured primary after a failed model, and this one nobody configured.
+/// The error is a usage error's sentence.
 pub fn settle(env: &mut TurnEnv, named: Option<&str>) -> Result<(), String> {
     if let Some(named) = named {
-        check_known(&env.config, named).map_err(|err| format!("--{err}"))?;
+        return check_known(&env.config, named).map_err(|err| format!("--{err}"));
     }
     let effective = effective_model(&env.config);
     if effective.source == ModelSource::OnlyProvider {

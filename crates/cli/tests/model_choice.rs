@@ -116,3 +116,30 @@ fn a_fresh_install_agrees_on_the_built_in_default() -> TestResult {
     assert!(marked[0].starts_with("openai/gpt-5.4 "), "{listed}");
     Ok(())
 }
+
+/// The only provider's first model stands in for a primary only when no model is named: a
+/// named model that fails does not fall back to a model nobody configured.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_named_model_that_fails_does_not_fall_back_to_the_only_provider() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    let config = home.home().join("config.toml");
+    let original = std::fs::read_to_string(&config)?;
+    let without_primary = original.replace("primary = \"acme/m1\"\n", "");
+    assert_ne!(without_primary, original);
+    std::fs::write(&config, without_primary)?;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clawloop"));
+    command
+        .args(["run", "--print", "--model", "openai/gpt-5.4", "hi"])
+        .arg("--workspace")
+        .arg(home.workspace())
+        .env("CLAWLOOP_HOME", home.home())
+        .env("NO_COLOR", "1")
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::null());
+    let out = tokio::task::spawn_blocking(move || command.output()).await??;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
+    assert!(server.requests().is_empty(), "acme was never asked");
+    Ok(())
+}
