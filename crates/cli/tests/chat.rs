@@ -246,6 +246,45 @@ async fn ctrl_c_during_a_turn_aborts_it_and_the_chat_goes_on() -> TestResult {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn compact_in_chat_summarizes_with_the_chat_s_model() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    let config = home.home().join("config.toml");
+    let text_config = std::fs::read_to_string(&config)?;
+    std::fs::write(
+        &config,
+        format!("{text_config}\n[agents.defaults.compaction]\nkeepRecentTokens = 1\n"),
+    )?;
+    server.begin_turn(vec![
+        serde_json::from_value(json!({"reply": {"text": "First answer."}}))?,
+        serde_json::from_value(json!({"reply": {"text": "Second answer."}}))?,
+        serde_json::from_value(json!({"reply": {"text": "SUMMARY"}}))?,
+        serde_json::from_value(json!({"reply": {"text": "PREFIX"}}))?,
+    ]);
+    let out = chat_piped(
+        &home,
+        "/model acme/m2\nfirst question\nsecond question\n/compact\n",
+    )
+    .await?;
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout
+            .lines()
+            .last()
+            .is_some_and(|l| l.starts_with("session compacted")),
+        "{stdout}"
+    );
+    let models: Vec<Option<String>> = server.requests().iter().map(|r| r.model.clone()).collect();
+    assert!(models.len() >= 3, "{models:?}");
+    assert!(
+        models.iter().all(|m| m.as_deref() == Some("m2")),
+        "{models:?}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn compact_in_chat_summarizes_the_session() -> TestResult {
     let server = ProviderScriptServer::start().await?;
     let home = Home::new(&server)?;

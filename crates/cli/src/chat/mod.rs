@@ -10,6 +10,7 @@ use crate::async_runtime::start;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anstyle::Style;
 use clap::Args;
@@ -210,7 +211,8 @@ async fn handle(
             let cancel = interruptible();
             renderer.term().spin("compacting");
             let spinner = SpinnerTask::start(renderer.term());
-            let compacted = compact_session_direct(env, &state.key, None, &cancel).await;
+            let env = compaction_env(env, state.model.as_deref());
+            let compacted = compact_session_direct(&env, &state.key, None, &cancel).await;
             drop(spinner);
             match compacted {
                 Ok(CompactionOutcome::Compacted(result)) if result.tokens_before > 0 => renderer
@@ -228,6 +230,16 @@ async fn handle(
         }
     }
     Next::Continue
+}
+
+/// `env` whose primary is the chat's model: the runner compacts with the primary, and a
+/// chat that switched models summarizes with the one it talks to (as pi does).
+fn compaction_env(env: &TurnEnv, model: Option<&str>) -> TurnEnv {
+    let mut env = env.clone();
+    if let Some(model) = model {
+        Arc::make_mut(&mut env.config).agents.defaults.model.primary = Some(model.to_owned());
+    }
+    env
 }
 
 /// The `provider/model` of the next turn.
