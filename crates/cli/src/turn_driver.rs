@@ -53,9 +53,8 @@ pub async fn drive_turn(
     let priced = renderer.shows_summary();
     let mut outcome = outcome_of(env, &result, cancel.is_cancelled(), priced);
     outcome.stats.duration = started.elapsed();
-    if outcome.failure.is_none() {
-        renderer.final_reply(&view, &outcome.reply);
-    }
+    let answered = outcome.failure.is_none() && !outcome.interrupted;
+    renderer.final_reply(&view, answered.then_some(outcome.reply.as_str()));
     outcome
 }
 

@@ -1,8 +1,10 @@
-//! How a turn reaches the terminal, in one of three modes: block replies streamed on stdout
-//! with tool activity, a spinner and a last line on stderr; only the final text (`--print`);
-//! or pi's JSON lines (`--json`).
+//! How a turn reaches the terminal, in one of three modes: the answer streamed on stdout as it
+//! arrives, with tool activity, a spinner and a last line on stderr; only the final text
+//! (`--print`); or pi's JSON lines (`--json`).
 
 pub mod json;
+pub mod sanitize;
+pub mod stream;
 pub mod summary;
 pub mod term;
 pub mod tool_line;
@@ -15,9 +17,10 @@ use anstyle::{AnsiColor, Style};
 use clawloop_core::AgentEvent;
 use clawloop_runner::attempt::SharedReplySink;
 use clawloop_session::SessionHeader;
-use clawloop_subscribe::{BlockReply, SubscriptionSink};
+use clawloop_subscribe::{SubscriptionEvent, SubscriptionSink};
 
 use json::JsonEvents;
+use stream::StreamedText;
 use summary::{TurnStats, summary_line};
 use term::Term;
 use tool_line::{PathLabels, tool_end_line, tool_start_line};
@@ -25,7 +28,7 @@ use tool_line::{PathLabels, tool_end_line, tool_start_line};
 /// How a turn's output is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputMode {
-    /// Block replies as they arrive, tool activity and the last line on stderr.
+    /// The answer as it streams, tool activity and the last line on stderr.
     Blocks,
     /// Only the final reply text.
     Print,
@@ -57,9 +60,13 @@ impl Renderer {
         if self.mode == OutputMode::Blocks {
             self.term.spin("thinking");
         }
+        let state = ViewState {
+            stream: StreamedText::new(self.mode == OutputMode::Print),
+            ..ViewState::default()
+        };
         TurnView {
             renderer: self.clone(),
-            state: Arc::new(Mutex::new(ViewState::default())),
+            state: Arc::new(Mutex::new(state)),
         }
     }
 
@@ -70,16 +77,26 @@ impl Renderer {
         }
     }
 
-    /// The final reply, when the mode shows it and it was not streamed already.
-    pub fn final_reply(&self, view: &TurnView, reply: &str) {
-        let show = match self.mode {
-            OutputMode::Print => true,
-            // Block streaming may be off in the config; then the reply arrives only at the end.
-            OutputMode::Blocks => !view.wrote_any(),
-            OutputMode::Json => false,
+    /// The end of a turn's output: the streamed answer's line is ended, and the final reply
+    /// written where the mode shows it and it was not streamed. `--print` writes the final
+    /// assistant message's visible text as the model wrote it, then one newline (the stream
+    /// leaves out whitespace at the ends of a message); `reply` (the run's reply payloads)
+    /// only when the model streamed no text, as for a notice the runner wrote.
+    pub fn final_reply(&self, view: &TurnView, reply: Option<&str>) {
+        let mut state = view.lock();
+        if self.mode == OutputMode::Blocks {
+            self.end_line(&mut state);
+        }
+        let Some(reply) = reply else {
+            return;
         };
-        if show && !reply.is_empty() {
-            self.term.out_line(reply);
+        let text = match self.mode {
+            OutputMode::Print => state.stream.final_text().unwrap_or(reply),
+            OutputMode::Blocks if !state.stream.any() => reply,
+            _ => "",
+        };
+        if !text.is_empty() {
+            self.term.out_line(text);
         }
     }
 
@@ -93,6 +110,7 @@ impl Renderer {
     pub fn summary(&self, stats: &TurnStats, session: Option<(&str, Option<&str>)>) {
         if self.shows_summary() {
             let line = summary_line(stats, session);
+            let line = self.term.shown_err(&line);
             self.term
                 .err_line(&self.term.paint_err(Style::new().dimmed(), &line));
         }
@@ -102,7 +120,8 @@ impl Renderer {
     /// (not in `--json`, whose first line names the session).
     pub fn session_line(&self, session_id: Option<&str>, hint: &str) {
         if let (Some(id), false) = (session_id, self.mode == OutputMode::Json) {
-            self.term.err_line(&format!("session {id}; {hint}"));
+            let line = format!("session {id}; {hint}");
+            self.term.err_line(&self.term.shown_err(&line));
         }
     }
 
@@ -117,7 +136,8 @@ impl Renderer {
             Style::new().fg_color(Some(AnsiColor::Red.into())).bold(),
             "clawloop:",
         );
-        self.term.err_line(&format!("{prefix} {}", text.trim()));
+        let text = self.term.shown_err(text.trim()).into_owned();
+        self.term.err_line(&format!("{prefix} {text}"));
     }
 
     fn on_event(&self, state: &mut ViewState, event: &AgentEvent) {
@@ -128,19 +148,27 @@ impl Renderer {
         }
     }
 
+    /// Ends the streamed text's line, if it is open.
+    fn end_line(&self, state: &mut ViewState) {
+        if state.stream.end_line() {
+            self.term.out_text("\n");
+        }
+    }
+
     fn show_event(&self, state: &mut ViewState, event: &AgentEvent) {
         match event {
-            AgentEvent::MessageUpdate { .. } => self.term.stop_spin(),
+            AgentEvent::MessageEnd { .. } => self.end_line(state),
             AgentEvent::ToolExecutionStart {
                 tool_call_id,
                 tool_name,
                 args,
             } => {
-                self.term.stop_spin();
+                self.end_line(state);
                 state
                     .tool_starts
                     .insert(tool_call_id.clone(), Instant::now());
                 let line = tool_start_line(tool_name, args, &self.labels);
+                let line = self.term.shown_err(&line);
                 let (marker, rest) = line.split_at(line.find(' ').unwrap_or(0));
                 self.term.err_line(&format!(
                     "{}{}",
@@ -148,6 +176,8 @@ impl Renderer {
                         .paint_err(Style::new().fg_color(Some(AnsiColor::Cyan.into())), marker),
                     self.term.paint_err(Style::new().dimmed(), rest)
                 ));
+                // Nothing else moves while the tool runs.
+                self.term.spin("running");
             }
             AgentEvent::ToolExecutionEnd {
                 tool_call_id,
@@ -161,6 +191,7 @@ impl Renderer {
                     .map(|start| start.elapsed())
                     .unwrap_or_default();
                 let line = tool_end_line(result, *is_error, elapsed);
+                let line = self.term.shown_err(&line);
                 let color = if *is_error {
                     AnsiColor::Red
                 } else {
@@ -171,11 +202,16 @@ impl Renderer {
                         .term
                         .paint_err(Style::new().fg_color(Some(color.into())), &line),
                 );
-                // The model is called again with the results: waiting for its first token.
-                self.term.spin("thinking");
+                // With every call done the model is called again: waiting for its first token.
+                let label = if state.tool_starts.is_empty() {
+                    "thinking"
+                } else {
+                    "running"
+                };
+                self.term.spin(label);
             }
             AgentEvent::AutoCompactionStart { .. } => self.term.spin("compacting"),
-            AgentEvent::AutoCompactionEnd { .. } => self.term.stop_spin(),
+            AgentEvent::AutoCompactionEnd { .. } => self.term.spin("thinking"),
             _ => {}
         }
     }
@@ -183,7 +219,7 @@ impl Renderer {
 
 #[derive(Debug, Default)]
 struct ViewState {
-    wrote_any: bool,
+    stream: StreamedText,
     tool_starts: HashMap<String, Instant>,
     json: JsonEvents,
 }
@@ -212,30 +248,36 @@ impl TurnView {
         }))
     }
 
-    /// The block reply sink (block mode), else one that drops everything.
+    /// The reply sink: the visible answer text as it streams (not in `--json`, whose
+    /// `message_update` lines carry it).
     pub fn replies(&self) -> SharedReplySink {
-        if self.renderer.mode == OutputMode::Blocks {
-            SharedReplySink::new(self.clone())
-        } else {
+        if self.renderer.mode == OutputMode::Json {
             SharedReplySink::discard()
+        } else {
+            SharedReplySink::new(self.clone())
         }
-    }
-
-    /// Whether a block reply was written.
-    pub fn wrote_any(&self) -> bool {
-        self.lock().wrote_any
     }
 }
 
 impl SubscriptionSink for TurnView {
-    fn on_block_reply(&mut self, reply: BlockReply) {
-        // Reasoning blocks are not the answer; the default output shows only the answer.
-        if reply.is_reasoning || reply.text.is_empty() {
+    fn on_assistant_message_start(&mut self) {
+        self.lock().stream.start_message();
+    }
+
+    // The visible text stream, not block replies: a terminal wants the text as it arrives,
+    // blocks are for chat channels. Reasoning never reaches it.
+    fn on_agent_event(&mut self, event: SubscriptionEvent<'_>) {
+        let SubscriptionEvent::Assistant { delta, .. } = event else {
+            return;
+        };
+        if delta.is_empty() {
             return;
         }
         let mut state = self.lock();
-        self.renderer.term.stop_spin();
-        self.renderer.term.out_line(&reply.text);
-        state.wrote_any = true;
+        state.stream.push(delta);
+        if self.renderer.mode == OutputMode::Blocks {
+            self.renderer.term.stop_spin();
+            self.renderer.term.out_text(delta);
+        }
     }
 }

@@ -1,10 +1,15 @@
 //! The terminal both output streams share: one lock around stdout and stderr, so the spinner
-//! is always erased before a line is written and never lands inside one.
+//! is always erased before a line is written and never lands inside one. What goes to a
+//! terminal is [neutralized](super::sanitize): the only escape sequences it gets are clawloop's
+//! own styling; piped output is written byte for byte.
 
+use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use anstyle::{AnsiColor, Style};
+
+use super::sanitize::neutralize;
 
 /// The spinner's frames (braille dots: one cell wide on every terminal that shows them).
 const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -18,6 +23,10 @@ pub struct TermCaps {
     pub stderr_color: bool,
     /// The spinner on stderr: only when stderr is a terminal.
     pub spinner: bool,
+    /// stdout is a terminal: control characters in text written there are shown visibly.
+    pub stdout_tty: bool,
+    /// stderr is a terminal: the same for text written there.
+    pub stderr_tty: bool,
 }
 
 impl TermCaps {
@@ -31,6 +40,8 @@ impl TermCaps {
             stdout_color: stdout_tty && !no_color,
             stderr_color: stderr_tty && !no_color,
             spinner: stderr_tty,
+            stdout_tty,
+            stderr_tty,
         }
     }
 }
@@ -74,12 +85,44 @@ impl Term {
     pub fn out_line(&self, text: &str) {
         let mut state = self.lock();
         erase(&mut state);
+        let text = self.shown_out(text);
         let mut out = std::io::stdout().lock();
         // A closed stdout (`| head`) must not abort the turn: the transcript still matters.
         let _ = writeln!(out, "{text}").and_then(|()| out.flush());
     }
 
-    /// Writes `text` and a newline to stderr, after erasing the spinner.
+    /// Writes `text` as it is (no newline) to stdout, after erasing the spinner: a piece of a
+    /// streamed reply.
+    pub fn out_text(&self, text: &str) {
+        let mut state = self.lock();
+        erase(&mut state);
+        let text = self.shown_out(text);
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    }
+
+    /// `text` as stdout may show it: neutralized on a terminal, unchanged otherwise.
+    pub fn shown_out<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if self.caps.stdout_tty {
+            neutralize(text)
+        } else {
+            Cow::Borrowed(text)
+        }
+    }
+
+    /// `text` as stderr may show it: neutralized on a terminal, unchanged otherwise. Lines
+    /// for [`Term::err_line`] are built from such pieces and clawloop's own styling.
+    pub fn shown_err<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if self.caps.stderr_tty {
+            neutralize(text)
+        } else {
+            Cow::Borrowed(text)
+        }
+    }
+
+    /// Writes `text` and a newline to stderr, after erasing the spinner. `text` is written as
+    /// it is: it may hold clawloop's styling; what came from elsewhere went through
+    /// [`Term::shown_err`].
     pub fn err_line(&self, text: &str) {
         let mut state = self.lock();
         erase(&mut state);

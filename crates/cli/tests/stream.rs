@@ -1,0 +1,207 @@
+//! `clawloop run` on a pseudo-terminal while the model streams slowly: the answer appears as
+//! it arrives, and the spinner moves while nothing does.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
+use serde_json::{Value, json};
+use support::pty::Pty;
+use support::{Home, TestResult};
+
+/// The spinner's frames, as `render::term` draws them.
+const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+fn exchange(reply: Value) -> Result<ScriptedExchange, serde_json::Error> {
+    serde_json::from_value(json!({ "reply": reply }))
+}
+
+/// `clawloop run <prompt>` in `home` on a pseudo-terminal, colors off.
+fn spawn(home: &Home, prompt: &str) -> std::io::Result<Pty> {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clawloop"));
+    command
+        .args(["run", "--session-key", "stream", prompt, "--workspace"])
+        .arg(home.workspace())
+        .env("CLAWLOOP_HOME", home.home())
+        .env("TERM", "xterm-256color")
+        .env("NO_COLOR", "1");
+    Pty::spawn(&mut command)
+}
+
+/// `clawloop run <args>` in `home` with stdout and stderr piped, off the async runtime so
+/// the scripted server keeps answering.
+async fn piped(home: &Home, args: &[&str]) -> std::io::Result<Output> {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clawloop"));
+    command
+        .args(["run", "--session-key", "stream", "--workspace"])
+        .arg(home.workspace())
+        .args(args)
+        .env("CLAWLOOP_HOME", home.home())
+        .stdin(Stdio::null());
+    tokio::task::spawn_blocking(move || command.output())
+        .await
+        .map_err(std::io::Error::other)?
+}
+
+/// A one-paragraph answer of about 2 500 characters in 50-character deltas: longer than a
+/// block (800 to 1 200 characters), so blocks end where a sentence does, on a space.
+fn long_answer() -> (String, Vec<String>) {
+    let text: String = (1..=90)
+        .map(|n| format!("Sentence {n} of the answer. "))
+        .collect::<String>()
+        .trim_end()
+        .to_owned();
+    let chars: Vec<char> = text.chars().collect();
+    let chunks = chars.chunks(50).map(|c| c.iter().collect()).collect();
+    (text, chunks)
+}
+
+/// The distinct spinner frames in `text`.
+fn frames(text: &str) -> BTreeSet<char> {
+    text.chars().filter(|c| FRAMES.contains(c)).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_spinner_moves_while_the_model_reasons_and_the_server_stalls() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    // The reasoning arrives at once, the answer two seconds later: reasoning is not shown, so
+    // until the answer only the spinner moves.
+    server.begin_turn(vec![exchange(json!({
+        "thinking": "Let me think.", "textChunks": ["Here it is."],
+        "stallMs": 2000, "stallAfterChunks": 1}))?]);
+    let mut pty = spawn(&home, "hello")?;
+    pty.expect("Here it is.")?;
+    let before_answer = pty.text();
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    let shown = frames(&before_answer);
+    assert!(shown.len() >= 3, "frames {shown:?} in {before_answer:?}");
+    assert!(!output.contains("Let me think."), "{output:?}");
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_spinner_comes_back_after_a_tool_result() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    std::fs::write(home.workspace().join("note.txt"), "42\n")?;
+    server.begin_turn(vec![
+        exchange(json!({"toolCalls": [{"name": "read", "arguments": {"path": "note.txt"}}]}))?,
+        exchange(json!({"textChunks": ["It says 42."], "stallMs": 2000, "stallAfterChunks": 0}))?,
+    ]);
+    let mut pty = spawn(&home, "read the note")?;
+    pty.expect("✓")?;
+    let after_tool = pty.seen.len();
+    pty.expect("It says 42.")?;
+    let between = String::from_utf8_lossy(&pty.seen[after_tool..]).into_owned();
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    assert!(between.contains("thinking…"), "{between:?}");
+    let shown = frames(&between);
+    assert!(shown.len() >= 3, "frames {shown:?} in {between:?}");
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_first_words_are_on_screen_while_the_server_holds_the_rest() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(vec![exchange(json!({
+        "textChunks": ["First words ", "and then ", "the rest."],
+        "stallAfterChunks": 1, "stallMs": 3000}))?]);
+    let mut pty = spawn(&home, "hello")?;
+    pty.expect("First words")?;
+    let seen_at = Instant::now();
+    // The exchange is recorded once its last byte is written: it is still being answered.
+    let still_held = server.timings().is_empty();
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    assert!(
+        still_held,
+        "the whole reply was sent before its first words showed"
+    );
+    assert!(
+        output.contains("First words and then the rest.\r\n"),
+        "{output:?}"
+    );
+    // The first chunk is written as soon as the request is read: from then to the screen.
+    let received = server
+        .timings()
+        .first()
+        .map(|t| t.received)
+        .ok_or("no exchange")?;
+    let latency = seen_at.saturating_duration_since(received);
+    assert!(latency < Duration::from_millis(500), "{latency:?}");
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn piped_default_output_is_the_streamed_text_byte_for_byte() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    std::fs::write(home.workspace().join("note.txt"), "42\n")?;
+    let (answer, chunks) = long_answer();
+    server.begin_turn(vec![
+        exchange(json!({"textChunks": ["Let me ", "look."],
+            "toolCalls": [{"name": "read", "arguments": {"path": "note.txt"}}]}))?,
+        exchange(json!({"textChunks": chunks}))?,
+    ]);
+    let out = piped(&home, &["read the note"]).await?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        String::from_utf8(out.stdout)?,
+        format!("Let me look.\n{answer}\n")
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn print_writes_the_final_message_exactly_as_the_model_wrote_it() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    std::fs::write(home.workspace().join("note.txt"), "42\n")?;
+    let (answer, chunks) = long_answer();
+    server.begin_turn(vec![
+        exchange(json!({"text": "Let me look.",
+            "toolCalls": [{"name": "read", "arguments": {"path": "note.txt"}}]}))?,
+        exchange(json!({"textChunks": chunks}))?,
+    ]);
+    let out = piped(&home, &["--print", "read the note"]).await?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // Only the final message, one newline after it.
+    assert_eq!(String::from_utf8(out.stdout)?, format!("{answer}\n"));
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_spinner_moves_while_a_tool_runs() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(vec![
+        exchange(json!({"toolCalls": [{"name": "bash", "arguments": {"command": "sleep 2"}}]}))?,
+        exchange(json!({"text": "Slept."}))?,
+    ]);
+    let mut pty = spawn(&home, "sleep")?;
+    pty.expect("▸ bash sleep 2")?;
+    let started = pty.seen.len();
+    pty.expect("✓")?;
+    let running = String::from_utf8_lossy(&pty.seen[started..]).into_owned();
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    assert!(running.contains("running…"), "{running:?}");
+    let shown = frames(&running);
+    assert!(shown.len() >= 3, "frames {shown:?} in {running:?}");
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
