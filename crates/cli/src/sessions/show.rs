@@ -2,7 +2,7 @@
 //! current branch, readable in a terminal.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 
 use clap::Args;
 use clawloop_session::{SessionStore, StoredSession, Transcript, format_iso};
@@ -11,6 +11,7 @@ use super::open::open_transcript;
 use super::render::{Item, args_summary, conversation, head_lines};
 use super::resolve::resolve;
 use crate::failure::Failure;
+use crate::render::sanitize::neutralize;
 
 /// Lines of a tool result shown before the rest is counted.
 const RESULT_LINES: usize = 6;
@@ -35,6 +36,12 @@ pub fn run(store: &SessionStore, args: &ShowArgs) -> Result<(), Failure> {
         None => text.push_str("(no messages yet)\n"),
     }
     let mut out = std::io::stdout().lock();
+    // The transcript holds what models, tools and files wrote: a terminal gets it neutralized.
+    let text = if out.is_terminal() {
+        neutralize(&text)
+    } else {
+        text.as_str().into()
+    };
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     Ok(())
 }

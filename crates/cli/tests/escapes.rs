@@ -1,0 +1,104 @@
+//! Control sequences from a model, a tool argument and a tool's output: shown visibly on a
+//! terminal (`run` and `sessions show`), written byte for byte when piped.
+
+mod support;
+
+use std::process::{Command, Stdio};
+
+use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
+use serde_json::json;
+use support::pty::Pty;
+use support::{Home, TestResult};
+
+/// A clipboard write (OSC 52), a title change (OSC 0) and a screen clear.
+const HOSTILE: &str = "\u{1b}]52;c;aGk=\u{7} \u{1b}]0;pwned\u{7} \u{1b}[2J";
+/// The same, as a terminal shows it.
+const SHOWN: &str = "^[]52;c;aGk=^G ^[]0;pwned^G ^[[2J";
+
+/// The model says `HOSTILE`, runs a bash command whose argument holds a title change and
+/// whose output (the command fails) is all three, then says `HOSTILE` again.
+fn script() -> Result<Vec<ScriptedExchange>, serde_json::Error> {
+    let command =
+        "printf '\\033]52;c;aGk=\\007 \\033]0;pwned\\007 \\033[2J\\n'; exit 3 # \u{1b}]0;arg\u{7}";
+    Ok(vec![
+        serde_json::from_value(json!({"reply": {
+            "text": format!("Before {HOSTILE}"),
+            "toolCalls": [{"name": "bash", "arguments": {"command": command}}]}}))?,
+        serde_json::from_value(json!({"reply": {"text": format!("After {HOSTILE}")}}))?,
+    ])
+}
+
+fn clawloop(home: &Home, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clawloop"));
+    command
+        .args(args)
+        .env("CLAWLOOP_HOME", home.home())
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm-256color");
+    command
+}
+
+fn run_args(home: &Home) -> Vec<String> {
+    ["run", "--session-key", "esc", "go", "--workspace"]
+        .iter()
+        .map(|arg| (*arg).to_owned())
+        .chain([home.workspace().display().to_string()])
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_terminal_never_gets_the_model_or_tool_escapes() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(script()?);
+    let args = run_args(&home);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut pty = Pty::spawn(&mut clawloop(&home, &args))?;
+    let (status, output) = pty.finish()?;
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    // Colors are off: not one escape code may reach the terminal.
+    assert!(!output.contains('\u{1b}'), "{output:?}");
+    for shown in [
+        format!("Before {SHOWN}"),
+        format!("After {SHOWN}"),
+        "# ^[]0;arg^G".to_owned(),
+        format!("✗ {SHOWN}"),
+    ] {
+        assert!(output.contains(&shown), "no {shown:?} in {output:?}");
+    }
+
+    let mut pty = Pty::spawn(&mut clawloop(&home, &["sessions", "show", "esc"]))?;
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    assert!(!output.contains('\u{1b}'), "{output:?}");
+    assert!(output.contains(&format!("After {SHOWN}")), "{output:?}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn piped_output_keeps_the_bytes() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(script()?);
+    let mut command = clawloop(&home, &[]);
+    command.args(run_args(&home)).stdin(Stdio::null());
+    let out = tokio::task::spawn_blocking(move || command.output()).await??;
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        String::from_utf8(out.stdout)?,
+        format!("Before {HOSTILE}\nAfter {HOSTILE}\n")
+    );
+    assert!(stderr.contains(&format!("✗ {HOSTILE}")), "{stderr:?}");
+
+    let mut command = clawloop(&home, &["sessions", "show", "esc"]);
+    command.stdin(Stdio::null());
+    let out = command.output()?;
+    assert!(
+        String::from_utf8(out.stdout)?.contains(&format!("After {HOSTILE}")),
+        "sessions show piped changed the text"
+    );
+    Ok(())
+}
