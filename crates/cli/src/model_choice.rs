@@ -117,6 +117,17 @@ pub fn settle(env: &mut TurnEnv, named: Option<&str>) -> Result<(), String> {
 /// `Ok` when `reference` names a model a turn can run; else the sentence saying why not,
 /// starting with `model `…`` so a caller can prefix the flag (`--model`, `/model`).
 pub fn check_known(config: &Config, reference: &str) -> Result<(), String> {
+    let catalog = ModelCatalog::from_config(&config.models)
+        .map_err(|err| format!("model `{reference}`: models.providers: {err}"))?;
+    check_in_catalog(config, &catalog, reference)
+}
+
+/// [`check_known`] against a catalog already built from `config`.
+pub fn check_in_catalog(
+    config: &Config,
+    catalog: &ModelCatalog,
+    reference: &str,
+) -> Result<(), String> {
     check_model_ref(reference)?;
     let Some((provider, model)) = parse_model_ref(reference) else {
         return Err(format!(
@@ -126,16 +137,26 @@ pub fn check_known(config: &Config, reference: &str) -> Result<(), String> {
     if matches!(cli_backend_for_provider(config, provider), Ok(Some(_))) {
         return Ok(());
     }
-    let catalog = ModelCatalog::from_config(&config.models)
-        .map_err(|err| format!("model `{reference}`: models.providers: {err}"))?;
     if catalog.get(provider, model).is_ok() {
         return Ok(());
     }
-    let closest = closest_models(&catalog, reference);
-    let known = if catalog.providers().any(|p| p == provider) {
-        format!("provider `{provider}` has no model `{model}`")
+    let provider_known = catalog.providers().any(|p| p == provider);
+    let (known, closest) = if provider_known {
+        (
+            format!("provider `{provider}` has no model `{model}`"),
+            closest(model, catalog.models(provider).map(|m| m.id.clone()))
+                .into_iter()
+                .map(|id| format!("{provider}/{id}"))
+                .collect(),
+        )
     } else {
-        format!("no provider `{provider}` is built in or configured")
+        let every = catalog
+            .providers()
+            .flat_map(|p| catalog.models(p).map(move |m| format!("{p}/{}", m.id)));
+        (
+            format!("no provider `{provider}` is built in or configured"),
+            closest(reference, every),
+        )
     };
     Err(if closest.is_empty() {
         format!("model `{reference}` is unknown: {known}")
@@ -147,20 +168,15 @@ pub fn check_known(config: &Config, reference: &str) -> Result<(), String> {
     })
 }
 
-/// The known `provider/model` references most like `reference`, best first.
-fn closest_models(catalog: &ModelCatalog, reference: &str) -> Vec<String> {
-    let wanted = reference.trim().to_lowercase();
-    let mut scored: Vec<(f64, String)> = catalog
-        .providers()
-        .flat_map(|provider| {
-            catalog
-                .models(provider)
-                .map(move |m| format!("{provider}/{}", m.id))
-        })
-        .map(|known| {
+/// The `known` names most like `wanted`, best first: edit distance suits model ids, whose
+/// near misses are a digit or a suffix (`gpt-5.5` for `gpt-5.4`).
+fn closest(wanted: &str, known: impl Iterator<Item = String>) -> Vec<String> {
+    let wanted = wanted.trim().to_lowercase();
+    let mut scored: Vec<(f64, String)> = known
+        .map(|name| {
             (
-                strsim::normalized_damerau_levenshtein(&wanted, &known.to_lowercase()),
-                known,
+                strsim::normalized_damerau_levenshtein(&wanted, &name.to_lowercase()),
+                name,
             )
         })
         .collect();
@@ -169,7 +185,7 @@ fn closest_models(catalog: &ModelCatalog, reference: &str) -> Vec<String> {
     scored
         .into_iter()
         .take(SUGGESTIONS)
-        .map(|(_, known)| known)
+        .map(|(_, name)| name)
         .collect()
 }
 
@@ -256,7 +272,7 @@ mod tests {
             (
                 "acme/m3",
                 Err(
-                    "model `acme/m3` is unknown: provider `acme` has no model `m3`; the closest known: acme/m1, acme/m2, ",
+                    "model `acme/m3` is unknown: provider `acme` has no model `m3`; the closest known: acme/m1, acme/m2",
                 ),
             ),
             (

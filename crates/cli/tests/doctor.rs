@@ -223,6 +223,38 @@ async fn without_a_primary_the_only_provider_s_first_model_is_checked_and_run() 
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn configured_models_nobody_knows_fail_naming_the_key_and_the_closest() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server, "")?;
+    let out = home
+        .clawloop(
+            &[
+                "-c",
+                "agents.defaults.model.primary=acme/m9",
+                "-c",
+                "agents.defaults.model.fallbacks=[\"nope/x\"]",
+                "doctor",
+            ],
+            "",
+        )
+        .await?;
+    let listing = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{listing}");
+    assert!(
+        listing.lines().any(|l| l
+            == "✗ agents.defaults.model.primary: model `acme/m9` is unknown: provider `acme` has no model `m9`; the closest known: acme/m1"),
+        "{listing}"
+    );
+    assert!(
+        listing.lines().any(|l| l.starts_with(
+            "✗ agents.defaults.model.fallbacks: model `nope/x` is unknown: no provider `nope`"
+        )),
+        "{listing}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn fix_repairs_modes_stale_locks_and_orphaned_tool_calls() -> TestResult {
     let server = ProviderScriptServer::start().await?;
     let home = Home::new(&server, "")?;

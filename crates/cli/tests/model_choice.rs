@@ -45,7 +45,7 @@ async fn unknown_explicit_models_are_refused_with_the_closest_known_ones() -> Te
         ),
         (
             vec!["run", "--model", "acme/m9", "hi"],
-            "clawloop: --model `acme/m9` is unknown: provider `acme` has no model `m9`; the closest known: acme/m1, acme/m2, ",
+            "clawloop: --model `acme/m9` is unknown: provider `acme` has no model `m9`; the closest known: acme/m1, acme/m2\n",
         ),
         (
             vec!["run", "--model", "acme/", "hi"],
@@ -53,7 +53,7 @@ async fn unknown_explicit_models_are_refused_with_the_closest_known_ones() -> Te
         ),
         (
             vec!["chat", "--model", "acme/m9"],
-            "clawloop: --model `acme/m9` is unknown: provider `acme` has no model `m9`; the closest known: acme/m1, acme/m2, ",
+            "clawloop: --model `acme/m9` is unknown: provider `acme` has no model `m9`; the closest known: acme/m1, acme/m2\n",
         ),
     ];
     for (args, want) in cases {

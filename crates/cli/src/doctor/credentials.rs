@@ -6,6 +6,7 @@ use std::path::Path;
 
 use clawloop_core::auth_store::{AuthSnapshot, AuthStore};
 use clawloop_providers::api_key::{ApiKeyResolver, ApiKeySource, ProcessEnv, is_keyless_provider};
+use clawloop_providers::catalog::ModelCatalog;
 use clawloop_runner::auth::order::resolve_profile_order;
 use clawloop_runner::auth::{FileAuthStore, credential_secret};
 use clawloop_runner::config::Config;
@@ -13,7 +14,7 @@ use clawloop_session::DEFAULT_AGENT_ID;
 
 use super::report::{Report, Status};
 use crate::auth::agent_dir;
-use crate::model_choice::{ModelSource, effective_model};
+use crate::model_choice::{ModelSource, check_in_catalog, effective_model};
 
 /// Checks every configured model's provider once, primary first.
 pub fn check(report: &mut Report, home: &Path, config: &Config) {
@@ -39,8 +40,15 @@ pub fn check(report: &mut Report, home: &Path, config: &Config) {
             AuthSnapshot::default()
         }
     };
+    let catalog = ModelCatalog::from_config(&config.models);
     let mut seen: Vec<String> = Vec::new();
-    for model in std::iter::once(primary).chain(selection.fallbacks.iter().map(String::as_str)) {
+    let models = std::iter::once(("primary", primary)).chain(
+        selection
+            .fallbacks
+            .iter()
+            .map(|f| ("fallbacks", f.as_str())),
+    );
+    for (key, model) in models {
         let Some((provider, _)) = model.split_once('/') else {
             report.add(
                 Status::Fail,
@@ -48,6 +56,14 @@ pub fn check(report: &mut Report, home: &Path, config: &Config) {
             );
             continue;
         };
+        // A model the catalog does not hold fails every run that reaches it. A catalog that
+        // does not build is the config's problem, reported as such elsewhere.
+        if let Ok(catalog) = &catalog
+            && let Err(why) = check_in_catalog(config, catalog, model)
+        {
+            report.add(Status::Fail, format!("agents.defaults.model.{key}: {why}"));
+            continue;
+        }
         if seen.iter().any(|p| p == provider) {
             continue;
         }
