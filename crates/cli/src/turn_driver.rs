@@ -3,8 +3,10 @@
 
 use std::time::Instant;
 
+use clawloop_core::StopReason;
+use clawloop_runner::payloads::{ReplyPayload, RunStopReason};
 use clawloop_runner::turn::{
-    AgentRunLoopResult, TurnEnv, TurnIo, TurnRequest, run_agent_turn_with_fallback,
+    AgentRunLoopResult, RunResult, TurnEnv, TurnIo, TurnRequest, run_agent_turn_with_fallback,
 };
 use clawloop_subscribe::SILENT_REPLY_TOKEN;
 use tokio_util::sync::CancellationToken;
@@ -22,6 +24,9 @@ pub struct TurnOutcome {
     pub reply: String,
     /// The user-facing error text of a failed turn.
     pub failure: Option<String>,
+    /// Warnings of a turn that answered anyway (a refused `write` the model recovered from),
+    /// for stderr.
+    pub warnings: Vec<String>,
     /// The turn was cancelled (Ctrl-C).
     pub interrupted: bool,
     /// Tokens, cost (only where the summary line shows it) and duration.
@@ -55,6 +60,9 @@ pub async fn drive_turn(
     outcome.stats.duration = started.elapsed();
     let answered = outcome.failure.is_none() && !outcome.interrupted;
     renderer.final_reply(&view, answered.then_some(outcome.reply.as_str()));
+    for warning in &outcome.warnings {
+        renderer.warning(warning);
+    }
     outcome
 }
 
@@ -65,16 +73,12 @@ fn outcome_of(
     priced: bool,
 ) -> TurnOutcome {
     let mut stats = TurnStats::default();
+    let mut warnings = Vec::new();
     let (session_id, failure, reply) = match result {
         AgentRunLoopResult::Success(success) => {
-            let errors: Vec<&str> = success
-                .run_result
-                .payloads
-                .iter()
-                .filter(|payload| payload.is_error)
-                .filter_map(|payload| payload.text.as_deref())
-                .collect();
-            let failure = (!errors.is_empty()).then(|| errors.join("\n"));
+            let run = &success.run_result;
+            let (failure, warned) = judge(&run.payloads, last_call_failed(run));
+            warnings = warned;
             if let Some(meta) = &success.run_result.meta.agent_meta
                 && let Some(usage) = &meta.usage
             {
@@ -112,7 +116,84 @@ fn outcome_of(
         session_id,
         reply,
         failure: if interrupted { None } else { failure },
+        warnings: if interrupted { Vec::new() } else { warnings },
         interrupted,
         stats,
+    }
+}
+
+/// The failure of a finished run, or its warnings when it answered: the error payloads are
+/// the failure when nothing else came of the run, or when its last model call failed (the
+/// answer is then partial); next to a complete answer they are warnings (a refused `write` or
+/// `edit` the model recovered from), and the answer stands.
+fn judge(payloads: &[ReplyPayload], last_call_failed: bool) -> (Option<String>, Vec<String>) {
+    let errors: Vec<String> = payloads
+        .iter()
+        .filter(|payload| payload.is_error)
+        .filter_map(|payload| payload.text.clone())
+        .collect();
+    let answered = payloads
+        .iter()
+        .any(|payload| !payload.is_error && !payload.is_reasoning && payload.text.is_some());
+    if errors.is_empty() {
+        (None, Vec::new())
+    } else if answered && !last_call_failed {
+        (None, errors)
+    } else {
+        (Some(errors.join("\n")), Vec::new())
+    }
+}
+
+/// Whether the run ended in an error return or with a model call that failed or was aborted.
+fn last_call_failed(run: &RunResult) -> bool {
+    run.meta.error.is_some()
+        || matches!(
+            run.meta.stop_reason,
+            Some(RunStopReason::Assistant(
+                StopReason::Error | StopReason::Aborted
+            ))
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn errors_fail_a_run_unless_a_complete_answer_came_with_them() {
+        let warning = || ReplyPayload::error("⚠️ Edit: in note.txt failed");
+        let answer = || ReplyPayload::text("It was not there.");
+        let reasoning = || ReplyPayload {
+            is_reasoning: true,
+            ..ReplyPayload::text("hmm")
+        };
+        let failed = |text: &str| (Some(text.to_owned()), Vec::<String>::new());
+        let table = [
+            ((vec![answer()], false), (None, vec![])),
+            (
+                (vec![answer(), warning()], false),
+                (None, vec!["⚠️ Edit: in note.txt failed".to_owned()]),
+            ),
+            (
+                (vec![warning()], false),
+                failed("⚠️ Edit: in note.txt failed"),
+            ),
+            (
+                (vec![reasoning(), warning()], false),
+                failed("⚠️ Edit: in note.txt failed"),
+            ),
+            (
+                (
+                    vec![ReplyPayload::error("LLM request failed."), answer()],
+                    true,
+                ),
+                failed("LLM request failed."),
+            ),
+            ((vec![answer()], true), (None, vec![])),
+        ];
+        for ((payloads, last_call_failed), expected) in table {
+            assert_eq!(judge(&payloads, last_call_failed), expected, "{payloads:?}");
+        }
     }
 }

@@ -140,6 +140,16 @@ impl Renderer {
         self.term.err_line(&format!("{prefix} {text}"));
     }
 
+    /// A warning of a turn that still answered: `clawloop: <text>` on stderr, in yellow.
+    pub fn warning(&self, text: &str) {
+        let prefix = self.term.paint_err(
+            Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold(),
+            "clawloop:",
+        );
+        let text = self.term.shown_err(text.trim()).into_owned();
+        self.term.err_line(&format!("{prefix} {text}"));
+    }
+
     fn on_event(&self, state: &mut ViewState, event: &AgentEvent) {
         match self.mode {
             OutputMode::Json => state.json.write(&self.term, event),
