@@ -5,9 +5,24 @@ use std::collections::BTreeSet;
 
 use clawloop_providers::catalog::{BUILTIN_MODELS, ModelCatalog, parse_model_ref};
 use clawloop_runner::config::Config;
+use clawloop_runner::turn::TurnEnv;
+
+use crate::models::keyed_providers;
 
 /// Models shown per provider; `clawloop models list` has the rest.
 const PER_PROVIDER: usize = 6;
+
+/// What `/model` shows for the chat's `current` model, over the catalog of `env`'s config and
+/// the credentials of its agent.
+pub fn model_listing(env: &TurnEnv, current: &str) -> String {
+    match ModelCatalog::from_config(&env.config.models) {
+        Ok(catalog) => {
+            let keyed = keyed_providers(&catalog, &env.config, &env.agent_dir);
+            model_choices(&env.config, &catalog, &keyed, current)
+        }
+        Err(err) => format!("model: {current}\n(models.providers: {err})"),
+    }
+}
 
 /// The listing's text, without a trailing newline. `keyed` are the providers with a
 /// credential; `current` is the `provider/model` of the next turn.

@@ -15,7 +15,6 @@ use std::sync::Arc;
 use anstyle::Style;
 use clap::Args;
 use clawloop_core::ThinkLevel;
-use clawloop_providers::catalog::ModelCatalog;
 use clawloop_runner::compaction::CompactionOutcome;
 use clawloop_runner::turn::{TurnEnv, TurnRequest, compact_session_direct};
 use clawloop_session::SessionStore;
@@ -25,14 +24,13 @@ use tokio_util::sync::CancellationToken;
 use crate::EXIT_USAGE;
 use crate::env_setup::{ToolChoice, setup};
 use crate::model_choice::{check_known, effective_model, settle};
-use crate::models::keyed_providers;
 use crate::render::term::SpinnerTask;
 use crate::render::{OutputMode, Renderer};
 use crate::run::{EXIT_FAILED, EXIT_INTERRUPTED, parse_thinking, renderer_for};
 use crate::session_pick::{current_session, new_session};
 use crate::turn_driver::drive_turn;
 use banner::{BannerFacts, banner};
-use choices::model_choices;
+use choices::model_listing;
 use command::{ChatInput, HELP, parse_input};
 use input::{Input, Line};
 
@@ -177,19 +175,7 @@ async fn handle(
             }
             Err(message) => renderer.error(&format!("/{message}")),
         },
-        ChatInput::ModelList => {
-            let listing = match ModelCatalog::from_config(&env.config.models) {
-                Ok(catalog) => {
-                    let keyed = keyed_providers(&catalog, &env.config, &env.agent_dir);
-                    model_choices(&env.config, &catalog, &keyed, &current_model(env, state))
-                }
-                Err(err) => format!(
-                    "model: {}\n(models.providers: {err})",
-                    current_model(env, state)
-                ),
-            };
-            renderer.notice(&listing);
-        }
+        ChatInput::ModelList => renderer.notice(&model_listing(env, &current_model(env, state))),
         ChatInput::Think(level) => {
             renderer.notice(&format!("thinking: {level}"));
             state.thinking = Some(level);
@@ -207,29 +193,30 @@ async fn handle(
             )),
             Err(message) => renderer.error(&message),
         },
-        ChatInput::Compact => {
-            let cancel = interruptible();
-            renderer.term().spin("compacting");
-            let spinner = SpinnerTask::start(renderer.term());
-            let env = compaction_env(env, state.model.as_deref());
-            let compacted = compact_session_direct(&env, &state.key, None, &cancel).await;
-            drop(spinner);
-            match compacted {
-                Ok(CompactionOutcome::Compacted(result)) if result.tokens_before > 0 => renderer
-                    .notice(&format!(
-                        "session compacted ({} tokens before)",
-                        result.tokens_before
-                    )),
-                Ok(CompactionOutcome::Compacted(_)) => renderer.notice("session compacted"),
-                Ok(CompactionOutcome::NotCompacted { reason }) => {
-                    renderer.notice(&format!("not compacted: {reason}"));
-                }
-                Err(err) => renderer.error(&format!("cannot compact the session: {err}")),
-            }
-            cancel.cancel();
-        }
+        ChatInput::Compact => compact(env, renderer, state).await,
     }
     Next::Continue
+}
+
+/// `/compact`: the session's history summarized now, with the chat's model.
+async fn compact(env: &TurnEnv, renderer: &Renderer, state: &ChatState) {
+    let cancel = interruptible();
+    renderer.term().spin("compacting");
+    let spinner = SpinnerTask::start(renderer.term());
+    let env = compaction_env(env, state.model.as_deref());
+    let compacted = compact_session_direct(&env, &state.key, None, &cancel).await;
+    drop(spinner);
+    match compacted {
+        Ok(CompactionOutcome::Compacted(result)) if result.tokens_before > 0 => renderer.notice(
+            &format!("session compacted ({} tokens before)", result.tokens_before),
+        ),
+        Ok(CompactionOutcome::Compacted(_)) => renderer.notice("session compacted"),
+        Ok(CompactionOutcome::NotCompacted { reason }) => {
+            renderer.notice(&format!("not compacted: {reason}"));
+        }
+        Err(err) => renderer.error(&format!("cannot compact the session: {err}")),
+    }
+    cancel.cancel();
 }
 
 /// `env` whose primary is the chat's model: the runner compacts with the primary, and a
