@@ -128,7 +128,24 @@ pub fn check_in_catalog(
     catalog: &ModelCatalog,
     reference: &str,
 ) -> Result<(), String> {
-    check_model_ref(reference)?;
+    if let Err(message) = check_model_ref(reference) {
+        // A bare id: the providers that have it are what the user most likely meant.
+        let every = catalog.providers().flat_map(|p| {
+            catalog
+                .models(p)
+                .map(move |m| (format!("{p}/{}", m.id), m.id.clone()))
+        });
+        let owners: Vec<String> = every
+            .filter(|(_, id)| id == reference.trim())
+            .map(|(full, _)| full)
+            .take(SUGGESTIONS)
+            .collect();
+        return Err(if owners.is_empty() {
+            message
+        } else {
+            format!("{message}; known: {}", owners.join(", "))
+        });
+    }
     let Some((provider, model)) = parse_model_ref(reference) else {
         return Err(format!(
             "model `{reference}`: both the provider and the model id are needed, e.g. `openai/gpt-4o`"
@@ -264,7 +281,7 @@ mod tests {
             "models": {"providers": {"acme": acme(&["m1", "m2"])}},
             "cliBackends": {"my-cli": {"command": "my-cli"}},
         }));
-        let cases: [(&str, Result<(), &str>); 8] = [
+        let cases: [(&str, Result<(), &str>); 9] = [
             ("openai/gpt-5.4", Ok(())),
             ("acme/m2", Ok(())),
             ("my-cli/anything-at-all", Ok(())),
@@ -289,7 +306,13 @@ mod tests {
             ),
             (
                 "gpt-4o",
-                Err("model `gpt-4o`: expected `provider/model`, e.g. `openai/gpt-4o`"),
+                Err(
+                    "model `gpt-4o`: expected `provider/model`, e.g. `openai/gpt-4o`; known: openai/gpt-4o",
+                ),
+            ),
+            (
+                "m9",
+                Err("model `m9`: expected `provider/model`, e.g. `openai/gpt-4o`"),
             ),
         ];
         for (reference, want) in cases {

@@ -383,7 +383,7 @@ async fn model_lists_the_choices_refuses_unknown_models_and_switches_to_known_on
     server.begin_turn(reply("From m2.")?);
     let out = chat_piped(
         &home,
-        "/model\n/model nope/x\n/model acme/m3\n/model acme/m2\n/model\nhi\n",
+        "/model\n/model nope/x\n/model acme/m3\n/model m1\n/model acme/m2\n/model\nhi\n",
     )
     .await?;
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
@@ -412,7 +412,11 @@ async fn model_lists_the_choices_refuses_unknown_models_and_switches_to_known_on
         .lines()
         .filter(|l| l.starts_with("clawloop: /model"))
         .collect();
-    assert_eq!(refusals.len(), 2, "{stderr}");
+    assert_eq!(refusals.len(), 3, "{stderr}");
+    assert_eq!(
+        refusals[2],
+        "clawloop: /model `m1`: expected `provider/model`, e.g. `openai/gpt-4o`; known: acme/m1"
+    );
     assert!(
         refusals[0].starts_with(
             "clawloop: /model `nope/x` is unknown: no provider `nope` is built in or configured; the closest known: "

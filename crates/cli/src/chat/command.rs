@@ -72,11 +72,9 @@ pub fn parse_input(line: &str) -> ChatInput {
         "help" | "?" => no_argument(ChatInput::Help),
         "quit" | "exit" => no_argument(ChatInput::Quit),
         "model" if argument.is_empty() => ChatInput::ModelList,
-        "model" if !argument.contains('/') || argument.contains(char::is_whitespace) => {
-            ChatInput::Invalid(format!(
-                "/model `{argument}`: expected provider/model, e.g. /model openai/gpt-4o"
-            ))
-        }
+        "model" if argument.contains(char::is_whitespace) => ChatInput::Invalid(format!(
+            "/model `{argument}`: expected provider/model, e.g. /model openai/gpt-4o"
+        )),
         "model" => ChatInput::Model(argument.to_owned()),
         "think" if argument.is_empty() => ChatInput::Invalid(
             "/think needs a level: off, minimal, low, medium, high, xhigh or adaptive".to_owned(),
@@ -118,9 +116,11 @@ mod tests {
             ("/model   acme/m2  ", ChatInput::Model("acme/m2".into())),
             ("/model", ChatInput::ModelList),
             ("/model   ", ChatInput::ModelList),
+            // A bare id is the catalog's to judge: it knows which providers have it.
+            ("/model gpt-4o", ChatInput::Model("gpt-4o".into())),
             (
-                "/model gpt-4o",
-                invalid("/model `gpt-4o`: expected provider/model, e.g. /model openai/gpt-4o"),
+                "/model acme m2",
+                invalid("/model `acme m2`: expected provider/model, e.g. /model openai/gpt-4o"),
             ),
             ("/think high", ChatInput::Think(ThinkLevel::High)),
             ("/think off", ChatInput::Think(ThinkLevel::Off)),
