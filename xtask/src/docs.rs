@@ -23,7 +23,7 @@ pub fn reference_markdown() -> String {
          `agents.defaults.model.primary`, `CLAWLOOP_THINKING` → \
          `agents.defaults.thinkingDefault`, `CLAWLOOP_TIMEOUT` → \
          `agents.defaults.timeoutSeconds`, `CLAWLOOP_LOG` → `logging.level`), then \
-         `clawloop -c KEY=VALUE` (repeatable, a TOML value; a bare word is a string). \
+         `clawloop --config KEY=VALUE` (repeatable, a TOML value; a bare word is a string). \
          `<id>` stands for an id you choose; `[]` for each entry of an array of tables. \
          Unknown keys are warnings; `clawloop config show` prints the effective \
          configuration with secrets masked, `clawloop config init` writes a commented starter \

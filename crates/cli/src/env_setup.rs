@@ -1,7 +1,8 @@
 //! What every command that runs turns sets up the same way: the home, its configuration, the
 //! workspace, and the runner's turn environment with the tool choice of the command line.
 
-use std::path::PathBuf;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
 
 use clawloop_runner::config::Config;
 use clawloop_runner::turn::TurnEnv;
@@ -36,7 +37,7 @@ pub fn setup(workspace: Option<&PathBuf>, tools: &ToolChoice) -> Result<Setup, S
     let home = home_dir().map_err(|err| err.to_string())?;
     let mut config: Config = load_config(&home).map_err(|err| err.to_string())?;
     let workspace = match workspace {
-        Some(dir) => dir.clone(),
+        Some(dir) => resolve_workspace(dir)?,
         None => std::env::current_dir()
             .map_err(|err| format!("cannot read the current directory: {err}"))?,
     };
@@ -58,6 +59,21 @@ pub fn setup(workspace: Option<&PathBuf>, tools: &ToolChoice) -> Result<Setup, S
         }
     }
     Ok(Setup { home, env })
+}
+
+/// `--workspace DIR` as the absolute path of an existing directory: the turn environment
+/// would create a missing one, and a relative one would be joined to itself again by the tools.
+fn resolve_workspace(dir: &Path) -> Result<PathBuf, String> {
+    let shown = dir.display();
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => std::fs::canonicalize(dir)
+            .map_err(|err| format!("--workspace {shown}: cannot resolve it: {err}")),
+        Ok(_) => Err(format!("--workspace {shown}: not a directory")),
+        Err(err) if err.kind() == ErrorKind::NotFound => {
+            Err(format!("--workspace {shown}: no such directory"))
+        }
+        Err(err) => Err(format!("--workspace {shown}: cannot read it: {err}")),
+    }
 }
 
 /// `provider/model` checked for its slash.

@@ -40,7 +40,7 @@ pub fn log_dir(home: &Path) -> PathBuf {
     home.join("logs")
 }
 
-/// Starts logging for `command` at the configured level (`CLAWLOOP_LOG`, `-c logging.level=…`
+/// Starts logging for `command` at the configured level (`CLAWLOOP_LOG`, `--config logging.level=…`
 /// or `logging.level`, default `info`). The guard flushes the last lines when dropped, so
 /// `main` holds it until the process ends. `None` when there is nothing to log to: a missing
 /// home or a bad config is reported by the command itself, and a log directory that cannot be

@@ -9,20 +9,24 @@ mod chat;
 mod compact;
 mod completions;
 mod config;
+mod continue_pick;
 mod doctor;
 mod env_setup;
 mod failure;
 mod hints;
+mod image_size;
 mod images;
 mod logging;
 mod logs;
 mod model_choice;
 mod models;
+mod prompt_input;
 mod render;
 mod run;
 mod session_pick;
 mod sessions;
 mod shell_word;
+mod signals;
 mod turn_driver;
 
 use std::process::ExitCode;
@@ -37,8 +41,8 @@ pub const EXIT_USAGE: u8 = 2;
 #[command(name = "clawloop", version, about)]
 struct Cli {
     /// Set a config key for this command, over the file and the environment: a dotted key and
-    /// a TOML value (a bare word is a string), e.g. `-c agents.defaults.timeoutSeconds=30`.
-    #[arg(short = 'c', global = true, value_name = "KEY=VALUE")]
+    /// a TOML value (a bare word is a string), e.g. `--config agents.defaults.timeoutSeconds=30`.
+    #[arg(long = "config", global = true, value_name = "KEY=VALUE")]
     config_overrides: Vec<String>,
     /// Without one, `chat` on a terminal (as pi and codex start their session), else the help.
     #[command(subcommand)]

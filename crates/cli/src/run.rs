@@ -1,7 +1,6 @@
 //! `clawloop run [PROMPT]`: one turn for a session key.
 
 use crate::async_runtime::start;
-use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -10,18 +9,22 @@ use clap::Args;
 use clawloop_core::ThinkLevel;
 use clawloop_core::clock::{Clock, SystemClock};
 use clawloop_runner::turn::{TurnEnv, TurnRequest};
+use clawloop_session::SessionStore;
 use tokio_util::sync::CancellationToken;
 
 use crate::EXIT_USAGE;
+use crate::continue_pick::{most_recent_key, pick_key};
 use crate::env_setup::{Setup, ToolChoice, setup};
 use crate::hints::failure_hint;
 use crate::images::load_image;
+use crate::prompt_input::prompt_input;
 use crate::render::json::session_header;
 use crate::render::term::{Term, TermCaps};
 use crate::render::tool_line::PathLabels;
 use crate::render::{OutputMode, Renderer};
 use crate::session_pick::{current_session, key_of_session, new_session};
 use crate::shell_word::shell_word;
+use crate::signals::{Stop, StopWatch};
 use crate::turn_driver::{TurnOutcome, drive_turn};
 
 /// Exit code of a turn that failed.
@@ -32,8 +35,11 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 /// Arguments of `clawloop run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The message; read from stdin when absent or `-`.
-    prompt: Option<String>,
+    /// The message (its words are joined by spaces), with `@PATH` arguments whose files are
+    /// inlined before it (images as image parts); read from stdin when absent or `-`, and
+    /// piped stdin comes first when there is a message too.
+    #[arg(value_name = "PROMPT")]
+    prompt: Vec<String>,
     /// The session to send it to.
     #[arg(long, default_value = "main")]
     session_key: String,
@@ -43,6 +49,17 @@ pub struct RunArgs {
     /// Start a fresh session for the key; the old transcript is kept.
     #[arg(long)]
     new: bool,
+    /// Continue the most recent session of this workspace (a fresh one when it has none).
+    #[arg(
+        short = 'c',
+        long = "continue",
+        conflicts_with_all = ["session", "session_key", "new", "resume"]
+    )]
+    continue_recent: bool,
+    /// Pick one of this workspace's recent sessions to continue (on a terminal; otherwise
+    /// list them).
+    #[arg(short = 'r', long, conflicts_with_all = ["session", "session_key", "new"])]
+    resume: bool,
     /// The model, as `provider/model`, instead of the configured primary.
     #[arg(long, value_name = "PROVIDER/MODEL")]
     model: Option<String>,
@@ -73,7 +90,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "TEXT")]
     append_system_prompt: Option<String>,
     /// Print only the final reply text on stdout.
-    #[arg(long, conflicts_with = "json")]
+    #[arg(short = 'p', long, conflicts_with = "json")]
     print: bool,
     /// pi's JSON mode: the session header, then every agent event as one JSON line.
     #[arg(long)]
@@ -87,7 +104,7 @@ pub fn parse_thinking(value: &str) -> Result<ThinkLevel, String> {
 
 /// Runs `clawloop run`.
 pub fn main(args: RunArgs) -> ExitCode {
-    let (setup, request) = match prepare(&args) {
+    let prepared = match prepare(&args) {
         Ok(prepared) => prepared,
         Err(message) => {
             eprintln!("clawloop: {message}");
@@ -103,18 +120,19 @@ pub fn main(args: RunArgs) -> ExitCode {
             return ExitCode::from(EXIT_FAILED);
         }
     };
-    runtime.block_on(turn(&args, setup.env, request))
+    runtime.block_on(turn(&args, prepared))
 }
 
-fn prepare(args: &RunArgs) -> Result<(Setup, TurnRequest), String> {
-    let prompt = match args.prompt.as_deref() {
-        Some(prompt) if prompt != "-" => prompt.to_owned(),
-        _ => read_stdin()?,
-    };
-    if prompt.trim().is_empty() {
-        return Err("the prompt is empty: pass it as an argument or on stdin".to_owned());
-    }
-    let images = args
+/// What a turn needs before it starts.
+struct Prepared {
+    setup: Setup,
+    request: TurnRequest,
+    /// Start a fresh session for the key first.
+    fresh: bool,
+}
+
+fn prepare(args: &RunArgs) -> Result<Prepared, String> {
+    let mut images = args
         .image
         .iter()
         .map(|path| load_image(path))
@@ -128,13 +146,12 @@ fn prepare(args: &RunArgs) -> Result<(Setup, TurnRequest), String> {
     };
     let mut setup = setup(args.workspace.as_ref(), &tools)?;
     crate::model_choice::settle(&mut setup.env, args.model.as_deref())?;
-    let session_key = match &args.session {
-        Some(id) => key_of_session(&setup.home, &setup.env.agent_id, id)?,
-        None => args.session_key.clone(),
-    };
+    let input = prompt_input(&args.prompt, &setup.env.workspace_dir)?;
+    images.extend(input.images);
+    let (session_key, fresh) = session_target(args, &setup)?;
     let request = TurnRequest {
         session_key,
-        prompt,
+        prompt: input.text,
         images,
         model: args.model.clone(),
         thinking: args.thinking,
@@ -143,19 +160,33 @@ fn prepare(args: &RunArgs) -> Result<(Setup, TurnRequest), String> {
         extra_system_prompt: args.append_system_prompt.clone(),
         ..TurnRequest::default()
     };
-    Ok((setup, request))
+    Ok(Prepared {
+        setup,
+        request,
+        fresh,
+    })
 }
 
-fn read_stdin() -> Result<String, String> {
-    let mut stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return Err("no prompt: pass it as an argument, or pipe it on stdin".to_owned());
+/// The session key the turn runs for, and whether it starts a fresh session: `--session`'s
+/// key, the workspace's most recent (`--continue`, fresh when there is none, as pi starts
+/// one), the one picked (`--resume`), or `--session-key` (fresh with `--new`).
+fn session_target(args: &RunArgs, setup: &Setup) -> Result<(String, bool), String> {
+    let workspace = &setup.env.workspace_dir;
+    let store =
+        || SessionStore::for_agent(&setup.home, &setup.env.agent_id).map_err(|err| err.to_string());
+    if let Some(id) = &args.session {
+        return Ok((key_of_session(&setup.home, &setup.env.agent_id, id)?, false));
     }
-    let mut prompt = String::new();
-    stdin
-        .read_to_string(&mut prompt)
-        .map_err(|err| format!("cannot read the prompt from stdin: {err}"))?;
-    Ok(prompt)
+    if args.continue_recent {
+        return Ok(match most_recent_key(&store()?, workspace)? {
+            Some(key) => (key, false),
+            None => (args.session_key.clone(), true),
+        });
+    }
+    if args.resume {
+        return Ok((pick_key(&store()?, workspace)?, false));
+    }
+    Ok((args.session_key.clone(), args.new))
 }
 
 /// The renderer of a command's output over the process's terminal.
@@ -168,7 +199,12 @@ pub fn renderer_for(mode: OutputMode, env: &TurnEnv) -> Renderer {
     )
 }
 
-async fn turn(args: &RunArgs, env: TurnEnv, request: TurnRequest) -> ExitCode {
+async fn turn(args: &RunArgs, prepared: Prepared) -> ExitCode {
+    let Prepared {
+        setup: Setup { env, .. },
+        request,
+        fresh,
+    } = prepared;
     let mode = if args.json {
         OutputMode::Json
     } else if args.print {
@@ -178,7 +214,7 @@ async fn turn(args: &RunArgs, env: TurnEnv, request: TurnRequest) -> ExitCode {
     };
     let renderer = renderer_for(mode, &env);
     let key = request.session_key.clone();
-    let binding = if args.new {
+    let binding = if fresh {
         new_session(&env, &key).await.map(Some)
     } else if mode == OutputMode::Json {
         current_session(&env, &key).await.map(Some)
@@ -211,29 +247,24 @@ async fn turn(args: &RunArgs, env: TurnEnv, request: TurnRequest) -> ExitCode {
     }
 
     let cancel = CancellationToken::new();
-    let watcher = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
-            }
-        })
-    };
+    let signals = StopWatch::start(cancel.clone());
     let outcome = drive_turn(&env, request, &renderer, cancel).await;
-    watcher.abort();
-    report(&renderer, &outcome, &key)
+    let stop = signals.received().unwrap_or(Stop::Interrupt);
+    drop(signals);
+    report(&renderer, &outcome, &key, stop)
 }
 
-fn report(renderer: &Renderer, outcome: &TurnOutcome, key: &str) -> ExitCode {
+/// The last lines and the exit code; `stop` is the signal an interrupted turn stopped for.
+fn report(renderer: &Renderer, outcome: &TurnOutcome, key: &str, stop: Stop) -> ExitCode {
     let hint = format!(
         "continue with: clawloop run --session-key {} <PROMPT>",
         shell_word(key)
     );
     if outcome.interrupted {
-        renderer.error("interrupted");
+        renderer.error(stop.message());
         // The turn stopped cleanly: the session is there to continue.
         renderer.session_line(outcome.session_id.as_deref(), &hint);
-        return ExitCode::from(EXIT_INTERRUPTED);
+        return ExitCode::from(stop.exit_code());
     }
     if let Some(text) = &outcome.failure {
         renderer.error(text);

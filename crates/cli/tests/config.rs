@@ -129,9 +129,9 @@ fn dash_c_overrides_the_file_and_env_overrides_the_file() -> TestResult {
     let (with_env, _) = home.show(&[], &[("CLAWLOOP_TIMEOUT", "30")])?;
     assert_eq!(timeout(&with_env), json!(30.0));
 
-    // `-c` beats the environment, before or after the subcommand.
+    // `--config` beats the environment, before or after the subcommand.
     let (before, _) = home.show(
-        &["-c", "agents.defaults.timeoutSeconds=45"],
+        &["--config", "agents.defaults.timeoutSeconds=45"],
         &[("CLAWLOOP_TIMEOUT", "30")],
     )?;
     assert_eq!(timeout(&before), json!(45.0));
@@ -140,9 +140,9 @@ fn dash_c_overrides_the_file_and_env_overrides_the_file() -> TestResult {
             "config",
             "show",
             "--json",
-            "-c",
+            "--config",
             "agents.defaults.model.primary=openai/gpt-5-mini",
-            "-c",
+            "--config",
             "agents.defaults.thinkingDefault=\"high\"",
         ],
         &[("CLAWLOOP_MODEL", "anthropic/claude-sonnet-4-5")],
@@ -182,7 +182,7 @@ async fn env_and_dash_c_choose_the_model_of_a_real_turn() -> TestResult {
     let out = home
         .run_async(
             &[
-                "-c",
+                "--config",
                 "agents.defaults.model.primary=acme/m1",
                 "run",
                 "--print",
@@ -207,29 +207,29 @@ fn a_bad_dash_c_exits_2_naming_the_argument() -> TestResult {
     let cases = [
         (
             "agents.defaults.maxConcurrent=many",
-            "clawloop: -c `agents.defaults.maxConcurrent=many`: key `agents.defaults.maxConcurrent`: \
+            "clawloop: --config `agents.defaults.maxConcurrent=many`: key `agents.defaults.maxConcurrent`: \
              invalid type: string \"many\", expected u32\n",
         ),
         (
             "agents.defaults.timeoutSeconds",
-            "clawloop: -c `agents.defaults.timeoutSeconds`: expected KEY=VALUE, e.g. -c \
+            "clawloop: --config `agents.defaults.timeoutSeconds`: expected KEY=VALUE, e.g. --config \
              agents.defaults.timeoutSeconds=30\n",
         ),
         (
             "agents.defaults.model.fallbacks=[\"a/b\"",
-            "clawloop: -c `agents.defaults.model.fallbacks=[\"a/b\"`: `[\"a/b\"` is not a valid \
+            "clawloop: --config `agents.defaults.model.fallbacks=[\"a/b\"`: `[\"a/b\"` is not a valid \
              TOML value (quote a string with \"…\")\n",
         ),
         (
             "models.providers.acme.apiKey=[1]",
-            "clawloop: -c `models.providers.acme.apiKey=****`: key `models.providers.acme.apiKey`: \
+            "clawloop: --config `models.providers.acme.apiKey=****`: key `models.providers.acme.apiKey`: \
              invalid type: sequence, expected a string\n",
         ),
     ];
     for (arg, expected) in cases {
         for args in [
-            vec!["-c", arg, "config", "show"],
-            vec!["run", "-c", arg, "hi"],
+            vec!["--config", arg, "config", "show"],
+            vec!["run", "--config", arg, "hi"],
         ] {
             let out = home.run(&args, &[])?;
             assert_eq!(
@@ -297,7 +297,7 @@ async fn an_unknown_key_warns_with_the_closest_key_and_the_turn_still_runs() -> 
     let out = home
         .run_async(
             &[
-                "-c",
+                "--config",
                 "agents.defaults.maxConcurent=2",
                 "run",
                 "--print",
@@ -317,7 +317,7 @@ async fn an_unknown_key_warns_with_the_closest_key_and_the_turn_still_runs() -> 
             "clawloop: warning: {file}: unknown key `agents.defaults.llm.idleTimeoutSecond`; did you \
              mean `agents.defaults.llm.idleTimeoutSeconds`?\n\
              clawloop: warning: {file}: unknown key `gatewy`\n\
-             clawloop: warning: -c `agents.defaults.maxConcurent=2`: unknown key \
+             clawloop: warning: --config `agents.defaults.maxConcurent=2`: unknown key \
              `agents.defaults.maxConcurent`; did you mean `agents.defaults.maxConcurrent`?\n",
             file = file.display()
         )

@@ -612,7 +612,11 @@ async fn image_goes_to_the_model_as_an_image_part() -> TestResult {
     );
     home.write_config(&config)?;
     let png = home.dir.path().join("dot.png");
-    std::fs::write(&png, b"\x89PNG\r\n\x1a\nfake-but-magic")?;
+    // A 1×1 PNG's signature and header: the dimensions are checked, the pixels are not.
+    std::fs::write(
+        &png,
+        b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0",
+    )?;
     server.begin_turn(reply("A dot.")?);
     let png_arg = png.display().to_string();
     let out = home
@@ -636,7 +640,7 @@ async fn image_goes_to_the_model_as_an_image_part() -> TestResult {
         .unwrap_or_default();
     assert_eq!(
         image["image_url"]["url"],
-        json!("data:image/png;base64,iVBORw0KGgpmYWtlLWJ1dC1tYWdpYw=="),
+        json!("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAA="),
         "{body}"
     );
 

@@ -26,7 +26,7 @@ pub struct ConfigArgs {
 enum ConfigCommand {
     /// Print the config file's path (`$CLAWLOOP_CONFIG`, else `<home>/config.toml`).
     Path,
-    /// Print the effective configuration (defaults, file, environment, `-c`), secrets masked.
+    /// Print the effective configuration (defaults, file, environment, `--config`), secrets masked.
     Show {
         /// Print JSON instead of TOML.
         #[arg(long)]

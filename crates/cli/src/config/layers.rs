@@ -1,5 +1,5 @@
 //! The configuration's layers and where each value came from: built-in defaults <
-//! the config file < environment keys < `-c KEY=VALUE` arguments.
+//! the config file < environment keys < `--config KEY=VALUE` arguments.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::mask::is_secret_key;
 
 /// The environment variables that set configuration keys, and the key each sets. Their values
-/// are read like a `-c` value: a TOML value, or a bare word taken as a string.
+/// are read like a `--config` value: a TOML value, or a bare word taken as a string.
 pub const ENV_KEYS: [(&str, &str); 4] = [
     ("CLAWLOOP_MODEL", "agents.defaults.model.primary"),
     ("CLAWLOOP_THINKING", "agents.defaults.thinkingDefault"),
@@ -24,7 +24,7 @@ pub enum Origin {
     File(PathBuf),
     /// An environment variable of [`ENV_KEYS`].
     Env(&'static str),
-    /// A `-c KEY=VALUE` argument, as given.
+    /// A `--config KEY=VALUE` argument, as given.
     Arg(String),
 }
 
@@ -37,9 +37,9 @@ impl fmt::Display for Origin {
                 // The argument is echoed back, but never a secret it carries.
                 match arg.split_once('=') {
                     Some((key, _)) if key.split('.').any(is_secret_key) => {
-                        write!(f, "-c `{key}=****`")
+                        write!(f, "--config `{key}=****`")
                     }
-                    _ => write!(f, "-c `{arg}`"),
+                    _ => write!(f, "--config `{arg}`"),
                 }
             }
         }
@@ -76,7 +76,7 @@ pub fn parse_key(key: &str) -> Result<Vec<String>, String> {
     Ok(segments)
 }
 
-/// Parses a `-c`/environment value: a TOML value (`30`, `true`, `"x"`, `["a"]`), else a bare
+/// Parses a `--config`/environment value: a TOML value (`30`, `true`, `"x"`, `["a"]`), else a bare
 /// word taken as a string (`openai/gpt-5-mini`).
 pub fn parse_value(text: &str) -> Result<Value, String> {
     let trimmed = text.trim();
@@ -99,13 +99,13 @@ pub fn parse_value(text: &str) -> Result<Value, String> {
     }
 }
 
-/// The layer of one `-c KEY=VALUE` argument.
+/// The layer of one `--config KEY=VALUE` argument.
 pub fn override_layer(arg: &str) -> Result<Layer, (Origin, String)> {
     let origin = Origin::Arg(arg.to_owned());
     let Some((key, value)) = arg.split_once('=') else {
         return Err((
             origin,
-            "expected KEY=VALUE, e.g. -c agents.defaults.timeoutSeconds=30".to_owned(),
+            "expected KEY=VALUE, e.g. --config agents.defaults.timeoutSeconds=30".to_owned(),
         ));
     };
     let segments = parse_key(key.trim()).map_err(|err| (origin.clone(), err))?;
@@ -308,12 +308,15 @@ mod tests {
     #[test]
     fn a_secret_argument_is_not_echoed() {
         let origin = Origin::Arg("models.providers.a.apiKey=sk-live".to_owned());
-        assert_eq!(origin.to_string(), "-c `models.providers.a.apiKey=****`");
+        assert_eq!(
+            origin.to_string(),
+            "--config `models.providers.a.apiKey=****`"
+        );
         let err = override_layer("models.providers.a.apiKey=\"sk-live").err();
         assert_eq!(
             err.map(|(origin, message)| format!("{origin}: {message}")),
             Some(
-                "-c `models.providers.a.apiKey=****`: the value is not a valid TOML value"
+                "--config `models.providers.a.apiKey=****`: the value is not a valid TOML value"
                     .to_owned()
             )
         );

@@ -1,7 +1,7 @@
 //! Where the clawloop home is and what the configuration says (SPEC §2, §10).
 //!
 //! The configuration is layered: built-in defaults < the config file (`<home>/config.toml`, or
-//! the file `$CLAWLOOP_CONFIG` names) < environment keys ([`layers::ENV_KEYS`]) < `-c KEY=VALUE`
+//! the file `$CLAWLOOP_CONFIG` names) < environment keys ([`layers::ENV_KEYS`]) < `--config KEY=VALUE`
 //! arguments. Unknown keys are warnings on stderr; a bad value is an error naming its layer, the
 //! key and the problem.
 
@@ -48,7 +48,7 @@ pub enum LoadError {
         /// The parser's message, with line and column.
         message: String,
     },
-    /// A `-c` argument or an environment key is not a key and a value.
+    /// A `--config` argument or an environment key is not a key and a value.
     Layer {
         /// The argument or variable.
         origin: String,
@@ -57,7 +57,7 @@ pub enum LoadError {
     },
     /// A key has a value the configuration refuses.
     Invalid {
-        /// The layer that set it: the file, an environment variable or a `-c` argument.
+        /// The layer that set it: the file, an environment variable or a `--config` argument.
         origin: String,
         /// The dotted key, e.g. `agents.defaults.maxConcurrent`.
         key: String,
@@ -109,10 +109,10 @@ pub struct Loaded {
     pub warnings: Vec<String>,
 }
 
-/// The `-c KEY=VALUE` arguments of this process, set once by `main`.
+/// The `--config KEY=VALUE` arguments of this process, set once by `main`.
 static OVERRIDES: OnceLock<Vec<String>> = OnceLock::new();
 
-/// Records the `-c KEY=VALUE` arguments every later [`load_config`] applies.
+/// Records the `--config KEY=VALUE` arguments every later [`load_config`] applies.
 pub fn set_overrides(overrides: Vec<String>) {
     // Set once from `main`; a second call would be a bug, and the first value stays.
     let _ = OVERRIDES.set(overrides);
@@ -141,7 +141,7 @@ pub fn config_path(home: &Path) -> PathBuf {
     }
 }
 
-/// Loads the configuration of `home` with this process's environment and `-c` arguments,
+/// Loads the configuration of `home` with this process's environment and `--config` arguments,
 /// printing a warning on stderr for each unknown key. Loaded once per home and process: later
 /// calls return the same result without warning again.
 pub fn load_config(home: &Path) -> Result<Config, LoadError> {
@@ -180,7 +180,7 @@ pub struct Inputs<'a> {
     pub file_must_exist: bool,
     /// The environment.
     pub env: &'a dyn Fn(&str) -> Option<String>,
-    /// The `-c KEY=VALUE` arguments, in order.
+    /// The `--config KEY=VALUE` arguments, in order.
     pub overrides: &'a [String],
 }
 
@@ -424,7 +424,7 @@ mod tests {
         let arg_err = load_from(&file, &[], &["agents.defaults.thinkingDefault=loud"]).err();
         assert!(
             matches!(&arg_err, Some(LoadError::Invalid { origin, key, .. })
-                if origin == "-c `agents.defaults.thinkingDefault=loud`"
+                if origin == "--config `agents.defaults.thinkingDefault=loud`"
                     && key == "agents.defaults.thinkingDefault"),
             "{arg_err:?}"
         );
@@ -432,7 +432,7 @@ mod tests {
         assert_eq!(
             syntax.map(|e| e.to_string()),
             Some(
-                "-c `timeout`: expected KEY=VALUE, e.g. -c agents.defaults.timeoutSeconds=30"
+                "--config `timeout`: expected KEY=VALUE, e.g. --config agents.defaults.timeoutSeconds=30"
                     .to_owned()
             )
         );

@@ -19,7 +19,7 @@ pub fn starter_toml() -> String {
     let mut out = String::from(
         "# clawloop configuration (SPEC §2). Every key is optional; the values below are the\n\
          # built-in defaults. Layers, lowest first: defaults < this file < environment keys\n\
-         # < `clawloop -c KEY=VALUE`. Environment keys:\n",
+         # < `clawloop --config KEY=VALUE`. Environment keys:\n",
     );
     for (name, key) in ENV_KEYS {
         out.push_str(&format!("#   {name} -> {key}\n"));

@@ -6,7 +6,7 @@ mod export;
 mod fork;
 mod list;
 mod open;
-mod relative_time;
+pub(crate) mod relative_time;
 mod render;
 mod resolve;
 mod show;
