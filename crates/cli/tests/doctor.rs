@@ -229,9 +229,9 @@ async fn configured_models_nobody_knows_fail_naming_the_key_and_the_closest() ->
     let out = home
         .clawloop(
             &[
-                "-c",
+                "--config",
                 "agents.defaults.model.primary=acme/m9",
-                "-c",
+                "--config",
                 "agents.defaults.model.fallbacks=[\"nope/x\"]",
                 "doctor",
             ],
