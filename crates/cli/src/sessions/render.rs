@@ -63,21 +63,44 @@ pub enum Item {
     Note(String),
 }
 
-/// The conversation on the transcript's current branch, root first. Model and thinking-level
-/// changes before the first message are the session's initial settings, not events, and are
-/// left out.
+/// One step of the conversation and the id of the entry it is (what `sessions fork --at`
+/// takes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// The entry's id.
+    pub id: String,
+    /// What it says.
+    pub item: Item,
+}
+
+/// The conversation on the transcript's current branch, root first.
 pub fn conversation(transcript: &Transcript) -> Vec<Item> {
+    steps(transcript)
+        .into_iter()
+        .map(|step| step.item)
+        .collect()
+}
+
+/// The conversation with each step's entry id. Model and thinking-level changes before the
+/// first message are the session's initial settings, not events, and are left out.
+pub fn steps(transcript: &Transcript) -> Vec<Step> {
     let Some(leaf) = transcript.leaf_id() else {
         return Vec::new();
     };
-    let mut items: Vec<Item> = Vec::new();
-    for item in transcript.branch_path(leaf).into_iter().filter_map(item) {
-        if matches!(item, Item::Note(_)) && items.is_empty() {
+    let mut steps: Vec<Step> = Vec::new();
+    for entry in transcript.branch_path(leaf) {
+        let Some(item) = item(entry) else {
+            continue;
+        };
+        if matches!(item, Item::Note(_)) && steps.is_empty() {
             continue;
         }
-        items.push(item);
+        steps.push(Step {
+            id: entry.id().to_owned(),
+            item,
+        });
     }
-    items
+    steps
 }
 
 fn item(entry: &SessionEntry) -> Option<Item> {

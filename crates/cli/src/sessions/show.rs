@@ -1,17 +1,20 @@
 //! `clawloop sessions show <key|id-prefix>`: a session's header, then its conversation on the
 //! current branch, readable in a terminal.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::io::{IsTerminal as _, Write as _};
+use std::io::Write as _;
 
+use anstyle::Style;
 use clap::Args;
 use clawloop_session::{SessionStore, StoredSession, Transcript, format_iso};
 
 use super::open::open_transcript;
-use super::render::{Item, args_summary, conversation, head_lines};
+use super::render::{Item, Step, args_summary, head_lines, steps};
 use super::resolve::resolve;
 use crate::failure::Failure;
 use crate::render::sanitize::neutralize;
+use crate::render::term::TermCaps;
 
 /// Lines of a tool result shown before the rest is counted.
 const RESULT_LINES: usize = 6;
@@ -29,21 +32,53 @@ pub struct ShowArgs {
 pub fn run(store: &SessionStore, args: &ShowArgs) -> Result<(), Failure> {
     let session = resolve(store, &args.session)?;
     let (path, transcript) = open_transcript(store, &session.record)?;
-    let mut text = header(&session, &path, transcript.as_ref());
+    let caps = TermCaps::detect();
+    let look = Look {
+        neutralize: caps.stdout_tty,
+        dim_ids: caps.stdout_color,
+    };
+    let mut text = look
+        .shown(&header(&session, &path, transcript.as_ref()))
+        .into_owned();
     text.push('\n');
     match &transcript {
-        Some(transcript) => text.push_str(&render(&conversation(transcript))),
+        Some(transcript) => text.push_str(&render(&steps(transcript), &look)),
         None => text.push_str("(no messages yet)\n"),
     }
     let mut out = std::io::stdout().lock();
-    // The transcript holds what models, tools and files wrote: a terminal gets it neutralized.
-    let text = if out.is_terminal() {
-        neutralize(&text)
-    } else {
-        text.as_str().into()
-    };
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     Ok(())
+}
+
+/// How the page is written: on a terminal the transcript's text (what models, tools and files
+/// wrote) is neutralized and the entry ids are dim; piped, it is written as it is.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Look {
+    /// Show control characters visibly.
+    pub neutralize: bool,
+    /// Dim the entry ids.
+    pub dim_ids: bool,
+}
+
+impl Look {
+    fn shown<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if self.neutralize {
+            neutralize(text)
+        } else {
+            Cow::Borrowed(text)
+        }
+    }
+
+    /// ` · <id>`, the end of a step's first line.
+    fn id_suffix(&self, id: &str) -> String {
+        let id = self.shown(id);
+        if self.dim_ids {
+            let dim = Style::new().dimmed();
+            format!(" {dim}· {id}{dim:#}")
+        } else {
+            format!(" · {id}")
+        }
+    }
 }
 
 fn header(
@@ -85,26 +120,29 @@ fn header(
     text
 }
 
-/// The conversation as text: a role line, then the text indented by two spaces.
-pub fn render(items: &[Item]) -> String {
+/// The conversation as text: a role line ending in the entry id, then the text indented by
+/// two spaces.
+pub fn render(steps: &[Step], look: &Look) -> String {
     let mut text = String::new();
-    for item in items {
+    for Step { id, item } in steps {
+        let id = look.id_suffix(id);
         match item {
-            Item::User { text: body } => block(&mut text, "user", body),
+            Item::User { text: body } => block(&mut text, look, "user", &id, body),
             Item::Assistant {
                 model,
                 text: body,
                 tool_calls,
                 error,
             } => {
-                let _ = writeln!(text, "assistant ({model})");
-                indent(&mut text, body);
+                let _ = writeln!(text, "{}{id}", look.shown(&format!("assistant ({model})")));
+                indent(&mut text, look, body);
                 for (name, args) in tool_calls {
                     let summary = args_summary(args, ARGS_CHARS);
-                    let _ = writeln!(text, "  ▸ {name} {summary}");
+                    let line = format!("  ▸ {name} {summary}");
+                    let _ = writeln!(text, "{}", look.shown(&line));
                 }
                 if let Some(error) = error {
-                    let _ = writeln!(text, "  error: {error}");
+                    let _ = writeln!(text, "{}", look.shown(&format!("  error: {error}")));
                 }
                 text.push('\n');
             }
@@ -118,45 +156,57 @@ pub fn render(items: &[Item]) -> String {
                 } else {
                     format!("tool result: {name}")
                 };
-                block(&mut text, &label, &head_lines(body, RESULT_LINES));
-            }
-            Item::Bash { command, output } => {
                 block(
                     &mut text,
-                    &format!("shell: {command}"),
-                    &head_lines(output, RESULT_LINES),
+                    look,
+                    &label,
+                    &id,
+                    &head_lines(body, RESULT_LINES),
                 );
             }
+            Item::Bash { command, output } => block(
+                &mut text,
+                look,
+                &format!("shell: {command}"),
+                &id,
+                &head_lines(output, RESULT_LINES),
+            ),
             Item::Compaction {
                 summary,
                 tokens_before,
             } => block(
                 &mut text,
+                look,
                 &format!("[compaction summary of {tokens_before} tokens]"),
+                &id,
                 summary,
             ),
-            Item::BranchSummary { summary } => block(&mut text, "[branch summary]", summary),
-            Item::Custom { kind, text: body } => block(&mut text, &format!("[{kind}]"), body),
+            Item::BranchSummary { summary } => {
+                block(&mut text, look, "[branch summary]", &id, summary)
+            }
+            Item::Custom { kind, text: body } => {
+                block(&mut text, look, &format!("[{kind}]"), &id, body)
+            }
             Item::Note(note) => {
-                let _ = writeln!(text, "· {note}\n");
+                let _ = writeln!(text, "{}{id}\n", look.shown(&format!("· {note}")));
             }
         }
     }
     text
 }
 
-fn block(text: &mut String, label: &str, body: &str) {
-    let _ = writeln!(text, "{label}");
-    indent(text, body);
+fn block(text: &mut String, look: &Look, label: &str, id: &str, body: &str) {
+    let _ = writeln!(text, "{}{id}", look.shown(label));
+    indent(text, look, body);
     text.push('\n');
 }
 
-fn indent(text: &mut String, body: &str) {
+fn indent(text: &mut String, look: &Look, body: &str) {
     for line in body.trim_end().lines() {
         if line.is_empty() {
             text.push('\n');
         } else {
-            let _ = writeln!(text, "  {line}");
+            let _ = writeln!(text, "  {}", look.shown(line));
         }
     }
 }
