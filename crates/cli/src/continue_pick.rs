@@ -8,6 +8,7 @@ use clawloop_core::clock::{Clock, SystemClock};
 use clawloop_session::SessionStore;
 use serde_json::Value;
 
+use crate::env_setup::Setup;
 use crate::sessions::relative_time::relative;
 
 /// The bytes read for a transcript's header line: headers are a few hundred bytes.
@@ -69,17 +70,31 @@ pub fn workspace_sessions(
     Ok(found)
 }
 
-/// The key of the workspace's most recent session (`--continue`); `None` when it has none.
-pub fn most_recent_key(store: &SessionStore, workspace: &Path) -> Result<Option<String>, String> {
-    Ok(workspace_sessions(store, workspace, 1, false)?
-        .into_iter()
-        .next()
-        .map(|session| session.key))
+/// `--continue` for a command over `setup` (`run`, `chat`): the key of the workspace's most
+/// recent session and `false`, or `default_key` and `true` (start a fresh session) when the
+/// workspace has none, as pi starts one.
+pub fn continue_target(setup: &Setup, default_key: &str) -> Result<(String, bool), String> {
+    let store = store_of(setup)?;
+    Ok(
+        match workspace_sessions(&store, &setup.env.workspace_dir, 1, false)?.pop() {
+            Some(session) => (session.key, false),
+            None => (default_key.to_owned(), true),
+        },
+    )
 }
 
-/// `--resume`: the key of the session the user picks by its number on a terminal. Off a
-/// terminal the list goes to stdout and the error says how to name one instead.
-pub fn pick_key(store: &SessionStore, workspace: &Path) -> Result<String, String> {
+/// `--resume` for a command over `setup`: the key of the session the user picks by its number
+/// on a terminal. Off a terminal the list goes to stdout and the error says how to name one
+/// instead.
+pub fn resume_target(setup: &Setup) -> Result<String, String> {
+    pick_key(&store_of(setup)?, &setup.env.workspace_dir)
+}
+
+fn store_of(setup: &Setup) -> Result<SessionStore, String> {
+    SessionStore::for_agent(&setup.home, &setup.env.agent_id).map_err(|err| err.to_string())
+}
+
+fn pick_key(store: &SessionStore, workspace: &Path) -> Result<String, String> {
     let sessions = workspace_sessions(store, workspace, PICKER_ROWS, true)?;
     if sessions.is_empty() {
         return Err(format!(

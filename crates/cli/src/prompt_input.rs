@@ -2,8 +2,9 @@
 //! first, then each `@path` argument's file (`<file name="…">` text, or an image part), then
 //! the prompt words.
 
+use std::ffi::OsStr;
 use std::io::{IsTerminal, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clawloop_core::message::ImageContent;
 
@@ -93,12 +94,12 @@ fn read_stdin(required: bool) -> Result<String, String> {
 /// pi skips it.
 fn inline_file(input: &mut PromptInput, path: &str, workspace: &Path) -> Result<(), String> {
     let label = format!("@{path}");
-    let absolute = workspace.join(path);
+    let absolute = resolve(path, workspace, std::env::var_os("HOME").as_deref());
     let bytes = read_bounded(&absolute, &label).map_err(|err| {
         if absolute.exists() {
             err
         } else {
-            format!("{label}: no such file in {}", workspace.display())
+            format!("{label}: there is no file at {}", absolute.display())
         }
     })?;
     if bytes.is_empty() {
@@ -120,6 +121,14 @@ fn inline_file(input: &mut PromptInput, path: &str, workspace: &Path) -> Result<
     Ok(())
 }
 
+/// `path` against the workspace; `~/…` is in the user's home, as pi expands it.
+fn resolve(path: &str, workspace: &Path, home: Option<&OsStr>) -> PathBuf {
+    match (path.strip_prefix("~/"), home) {
+        (Some(rest), Some(home)) => Path::new(home).join(rest),
+        _ => workspace.join(path),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +141,21 @@ mod tests {
             sorted.files.iter().map(|f| (*f).to_owned()).collect(),
             sorted.words,
         )
+    }
+
+    #[test]
+    fn paths_are_in_the_workspace_or_the_home() {
+        let (ws, home) = (Path::new("/w"), Some(OsStr::new("/home/u")));
+        let cases = [
+            ("src/a.rs", home, "/w/src/a.rs"),
+            ("/etc/hosts", home, "/etc/hosts"),
+            ("~/notes.md", home, "/home/u/notes.md"),
+            ("~/notes.md", None, "/w/~/notes.md"),
+            ("~draft.md", home, "/w/~draft.md"),
+        ];
+        for (path, home, expected) in cases {
+            assert_eq!(resolve(path, ws, home), PathBuf::from(expected), "{path}");
+        }
     }
 
     #[test]

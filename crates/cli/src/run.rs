@@ -9,11 +9,10 @@ use clap::Args;
 use clawloop_core::ThinkLevel;
 use clawloop_core::clock::{Clock, SystemClock};
 use clawloop_runner::turn::{TurnEnv, TurnRequest};
-use clawloop_session::SessionStore;
 use tokio_util::sync::CancellationToken;
 
 use crate::EXIT_USAGE;
-use crate::continue_pick::{most_recent_key, pick_key};
+use crate::continue_pick::{continue_target, resume_target};
 use crate::env_setup::{Setup, ToolChoice, setup};
 use crate::hints::failure_hint;
 use crate::images::load_image;
@@ -171,20 +170,14 @@ fn prepare(args: &RunArgs) -> Result<Prepared, String> {
 /// key, the workspace's most recent (`--continue`, fresh when there is none, as pi starts
 /// one), the one picked (`--resume`), or `--session-key` (fresh with `--new`).
 fn session_target(args: &RunArgs, setup: &Setup) -> Result<(String, bool), String> {
-    let workspace = &setup.env.workspace_dir;
-    let store =
-        || SessionStore::for_agent(&setup.home, &setup.env.agent_id).map_err(|err| err.to_string());
     if let Some(id) = &args.session {
         return Ok((key_of_session(&setup.home, &setup.env.agent_id, id)?, false));
     }
     if args.continue_recent {
-        return Ok(match most_recent_key(&store()?, workspace)? {
-            Some(key) => (key, false),
-            None => (args.session_key.clone(), true),
-        });
+        return continue_target(setup, &args.session_key);
     }
     if args.resume {
-        return Ok((pick_key(&store()?, workspace)?, false));
+        return Ok((resume_target(setup)?, false));
     }
     Ok((args.session_key.clone(), args.new))
 }

@@ -303,7 +303,7 @@ async fn at_file_arguments_inline_text_and_attach_images() -> TestResult {
         (out.status.code(), text(&out.stderr)),
         (
             Some(2),
-            format!("clawloop: @missing.txt: no such file in {ws}\n")
+            format!("clawloop: @missing.txt: there is no file at {ws}/missing.txt\n")
         )
     );
     Ok(())
