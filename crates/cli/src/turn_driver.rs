@@ -52,6 +52,7 @@ pub async fn drive_turn(
     };
     let result = {
         let _spinner = SpinnerTask::start(renderer.term());
+        let _ticker = view.ticker();
         run_agent_turn_with_fallback(env, request, io).await
     };
     // The cost needs the model catalog, built again here: only for a line that shows it.

@@ -1,9 +1,10 @@
 //! `--json`, pi's JSON mode: the session header as the first line, then every agent event as
 //! one line, `message_update` as pi writes it (the stream event with its `partial`, and the
-//! message so far).
+//! message so far). Tool progress is [throttled](super::update_throttle).
 
 use std::io::Write;
 use std::path::Path;
+use std::time::Instant;
 
 use clawloop_core::AgentEvent;
 use clawloop_core::agent_event::message_update_to_pi_json;
@@ -12,6 +13,7 @@ use clawloop_core::stream_event::AssistantMessageBuilder;
 use clawloop_session::{SessionHeader, format_iso};
 
 use super::term::Term;
+use super::update_throttle::UpdateThrottle;
 
 /// Follows one turn's events and writes them as pi's JSON lines.
 #[derive(Debug, Default)]
@@ -19,6 +21,7 @@ pub struct JsonEvents {
     /// The assistant message being streamed, rebuilt from its events: the runner leaves the
     /// message out of `message_update` (copying it per delta is quadratic), pi's line has it.
     streaming: Option<AssistantMessageBuilder>,
+    updates: UpdateThrottle,
 }
 
 impl JsonEvents {
@@ -45,8 +48,27 @@ impl JsonEvents {
         serde_json::to_string(event)
     }
 
-    /// Writes the line for `event` to stdout; an event that cannot be serialized is dropped.
+    /// Writes the line for `event` to stdout, after the held tool updates it must follow; an
+    /// event that cannot be serialized is dropped.
     pub fn write(&mut self, term: &Term, event: &AgentEvent) {
+        let admitted = self.updates.admit(event, Instant::now());
+        for held in &admitted.before {
+            self.write_now(term, held);
+        }
+        if admitted.this {
+            self.write_now(term, event);
+        }
+    }
+
+    /// Writes the held tool updates whose time has come (called every so often while a turn
+    /// runs, so progress shows even when no other event follows).
+    pub fn tick(&mut self, term: &Term) {
+        for held in self.updates.due(Instant::now()) {
+            self.write_now(term, &held);
+        }
+    }
+
+    fn write_now(&mut self, term: &Term, event: &AgentEvent) {
         if let Ok(line) = self.line(event) {
             term.out_line(&line);
         }

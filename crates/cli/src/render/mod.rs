@@ -8,6 +8,7 @@ pub mod stream;
 pub mod summary;
 pub mod term;
 pub mod tool_line;
+pub mod update_throttle;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -258,6 +259,27 @@ impl TurnView {
         }))
     }
 
+    /// Writes what waits for time to pass (`--json`'s held tool updates) every
+    /// [`update_throttle::UPDATE_INTERVAL`] until the returned guard is dropped; `None` in the
+    /// modes that hold nothing. Must run inside a tokio runtime.
+    pub fn ticker(&self) -> Option<Ticker> {
+        if self.renderer.mode != OutputMode::Json {
+            return None;
+        }
+        let view = self.clone();
+        let task = tokio::spawn(async move {
+            let period = update_throttle::UPDATE_INTERVAL;
+            let mut every = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+            loop {
+                every.tick().await;
+                let mut state = view.lock();
+                state.json.tick(&view.renderer.term);
+            }
+        });
+        Some(Ticker(task))
+    }
+
     /// The reply sink: the visible answer text as it streams (not in `--json`, whose
     /// `message_update` lines carry it).
     pub fn replies(&self) -> SharedReplySink {
@@ -289,5 +311,15 @@ impl SubscriptionSink for TurnView {
             self.renderer.term.stop_spin();
             self.renderer.term.out_text(delta);
         }
+    }
+}
+
+/// Stops [`TurnView::ticker`]'s task when dropped.
+#[derive(Debug)]
+pub struct Ticker(tokio::task::JoinHandle<()>);
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
