@@ -1,5 +1,5 @@
 //! Control sequences from a model, a tool argument and a tool's output: shown visibly on a
-//! terminal (`run` and `sessions show`), written byte for byte when piped.
+//! terminal (`run`, `sessions show`, `sessions export`), written byte for byte when piped.
 
 mod support;
 
@@ -73,6 +73,13 @@ async fn a_terminal_never_gets_the_model_or_tool_escapes() -> TestResult {
     assert_eq!(status.code(), Some(0), "{output:?}");
     assert!(!output.contains('\u{1b}'), "{output:?}");
     assert!(output.contains(&format!("After {SHOWN}")), "{output:?}");
+
+    for format in ["md", "jsonl"] {
+        let mut export = clawloop(&home, &["sessions", "export", "esc", "--format", format]);
+        let (status, output) = Pty::spawn(&mut export)?.finish()?;
+        assert_eq!(status.code(), Some(0), "{output:?}");
+        assert!(!output.contains('\u{1b}'), "{format}: {output:?}");
+    }
     Ok(())
 }
 

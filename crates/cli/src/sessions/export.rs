@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
@@ -14,6 +14,7 @@ use super::open::open_transcript;
 use super::render::{Item, conversation};
 use super::resolve::resolve;
 use crate::failure::Failure;
+use crate::render::sanitize::neutralize;
 
 /// What `export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -57,6 +58,14 @@ pub fn run(store: &SessionStore, args: &ExportArgs) -> Result<(), Failure> {
             .map_err(|err| Failure::failed(format!("cannot write {}: {err}", file.display()))),
         None => {
             let mut out = std::io::stdout().lock();
+            // What models and tools wrote reaches a terminal neutralized; a pipe gets the bytes.
+            let bytes = if out.is_terminal() {
+                neutralize(&String::from_utf8_lossy(&bytes))
+                    .into_owned()
+                    .into_bytes()
+            } else {
+                bytes
+            };
             out.write_all(&bytes)
                 .and_then(|()| out.flush())
                 .map_err(|err| Failure::failed(format!("cannot write to stdout: {err}")))
