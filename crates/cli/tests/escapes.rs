@@ -109,3 +109,20 @@ async fn piped_output_keeps_the_bytes() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn a_failure_quoting_control_characters_is_neutralized_on_a_terminal() -> TestResult {
+    let home = tempfile::tempdir()?;
+    let mut show = Command::new(env!("CARGO_BIN_EXE_clawloop"));
+    show.args(["sessions", "show", "\u{1b}]0;pwned\u{7}"])
+        .env("CLAWLOOP_HOME", home.path())
+        .env("NO_COLOR", "1");
+    let (status, output) = Pty::spawn(&mut show)?.finish()?;
+    assert_eq!(status.code(), Some(2), "{output:?}");
+    assert!(
+        output.starts_with("clawloop: ") && output.contains("^[]0;pwned^G"),
+        "{output:?}"
+    );
+    assert!(!output.contains('\u{1b}'), "{output:?}");
+    Ok(())
+}
