@@ -18,9 +18,15 @@ fn text(bytes: &[u8]) -> String {
 
 /// `clawloop chat` with `lines` piped on stdin.
 async fn chat_piped(home: &Home, lines: &str) -> std::io::Result<Output> {
+    chat_piped_with(home, &[], lines).await
+}
+
+/// `clawloop chat <args>` with `lines` piped on stdin.
+async fn chat_piped_with(home: &Home, args: &[&str], lines: &str) -> std::io::Result<Output> {
     let mut command = Command::new(env!("CARGO_BIN_EXE_clawloop"));
     command
         .arg("chat")
+        .args(args)
         .arg("--workspace")
         .arg(home.workspace())
         .env("CLAWLOOP_HOME", home.home())
@@ -471,5 +477,60 @@ async fn clawloop_alone_chats_on_a_terminal_and_prints_the_help_elsewhere() -> T
         "{stderr}"
     );
     assert!(stderr.contains("chat "), "{stderr}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chat_continues_the_workspace_s_latest_session_by_id_or_starts_fresh() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(vec![
+        serde_json::from_value(json!({"reply": {"text": "One."}}))?,
+        serde_json::from_value(json!({
+            "expectRequest": {"bodyContains": ["pears are green", "what colour"]},
+            "reply": {"text": "Green."}}))?,
+        serde_json::from_value(json!({"reply": {"text": "Fresh."}}))?,
+        serde_json::from_value(json!({
+            "expectRequest": {"bodyContains": ["new start", "by id"]},
+            "reply": {"text": "By id."}}))?,
+    ]);
+    let first = chat_piped_with(&home, &["--session-key", "other"], "pears are green\n").await?;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let old_id = session_id_of(&home, "other")?;
+
+    let continued = chat_piped_with(&home, &["-c"], "what colour\n").await?;
+    let stderr = text(&continued.stderr);
+    assert_eq!(
+        (continued.status.code(), text(&continued.stdout)),
+        (Some(0), "Green.\n".to_owned()),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("session other · {old_id}")),
+        "{stderr}"
+    );
+
+    let fresh = chat_piped_with(&home, &["--session-key", "other", "--new"], "new start\n").await?;
+    assert_eq!(fresh.status.code(), Some(0), "{}", text(&fresh.stderr));
+    let new_id = session_id_of(&home, "other")?;
+    assert_ne!(new_id, old_id);
+    let fresh_request = server
+        .requests()
+        .get(2)
+        .map(|r| r.body_text().into_owned())
+        .unwrap_or_default();
+    assert!(
+        !fresh_request.contains("pears are green"),
+        "{fresh_request}"
+    );
+
+    let by_id = chat_piped_with(&home, &["--session", &new_id[..8]], "by id\n").await?;
+    assert_eq!(
+        (by_id.status.code(), text(&by_id.stdout)),
+        (Some(0), "By id.\n".to_owned()),
+        "{}",
+        text(&by_id.stderr)
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
     Ok(())
 }

@@ -1,19 +1,18 @@
 //! `clawloop chat`: many turns in one session, typed on a terminal (line editor, history,
 //! slash commands) or piped in, one turn per line; streamed exactly as `run` streams.
 
+pub mod args;
 pub mod banner;
 pub mod choices;
 pub mod command;
 pub mod input;
 
 use crate::async_runtime::start;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anstyle::Style;
-use clap::Args;
 use clawloop_core::ThinkLevel;
 use clawloop_runner::compaction::CompactionOutcome;
 use clawloop_runner::turn::{TurnEnv, TurnRequest, compact_session_direct};
@@ -26,46 +25,15 @@ use crate::env_setup::{ToolChoice, setup};
 use crate::model_choice::{check_known, effective_model, settle};
 use crate::render::term::SpinnerTask;
 use crate::render::{OutputMode, Renderer};
-use crate::run::{EXIT_FAILED, EXIT_INTERRUPTED, parse_thinking, renderer_for};
+use crate::run::{EXIT_FAILED, EXIT_INTERRUPTED, renderer_for};
 use crate::session_pick::{current_session, new_session};
 use crate::turn_driver::drive_turn;
+pub use args::ChatArgs;
+use args::session_target;
 use banner::{BannerFacts, banner};
 use choices::model_listing;
 use command::{ChatInput, HELP, parse_input};
 use input::{Input, Line};
-
-/// The session key a chat talks in unless told.
-const DEFAULT_KEY: &str = "main";
-
-/// Arguments of `clawloop chat`.
-#[derive(Debug, Args)]
-pub struct ChatArgs {
-    /// The session to talk in.
-    #[arg(long, default_value = DEFAULT_KEY)]
-    session_key: String,
-    /// The model, as `provider/model`, instead of the configured primary.
-    #[arg(long, value_name = "PROVIDER/MODEL")]
-    model: Option<String>,
-    /// The thinking level: off, minimal, low, medium, high, xhigh or adaptive.
-    #[arg(long, value_parser = parse_thinking)]
-    thinking: Option<ThinkLevel>,
-    /// The directory the tools work in (default: the current directory).
-    #[arg(long)]
-    workspace: Option<PathBuf>,
-}
-
-impl ChatArgs {
-    /// `chat` with its defaults when stdin and stdout are terminals: what `clawloop` alone
-    /// starts there. `None` off a terminal, where a script wants the usage error.
-    pub fn on_terminal() -> Option<ChatArgs> {
-        (std::io::stdin().is_terminal() && std::io::stdout().is_terminal()).then(|| ChatArgs {
-            session_key: DEFAULT_KEY.to_owned(),
-            model: None,
-            thinking: None,
-            workspace: None,
-        })
-    }
-}
 
 /// What the chat carries from turn to turn.
 #[derive(Debug)]
@@ -87,9 +55,10 @@ enum Next {
 pub fn main(args: ChatArgs) -> ExitCode {
     let prepared = setup(args.workspace.as_ref(), &ToolChoice::Configured).and_then(|mut setup| {
         settle(&mut setup.env, args.model.as_deref())?;
-        Ok(setup)
+        let target = session_target(&args, &setup)?;
+        Ok((setup, target))
     });
-    let setup = match prepared {
+    let (setup, (key, fresh)) = match prepared {
         Ok(setup) => setup,
         Err(message) => {
             eprintln!("clawloop: {message}");
@@ -104,16 +73,20 @@ pub fn main(args: ChatArgs) -> ExitCode {
         }
     };
     let state = ChatState {
-        key: args.session_key,
+        key,
         model: args.model,
         thinking: args.thinking,
         failed: false,
     };
-    runtime.block_on(chat(setup.home, setup.env, state))
+    runtime.block_on(chat(setup.home, setup.env, state, fresh))
 }
 
-async fn chat(home: PathBuf, env: TurnEnv, mut state: ChatState) -> ExitCode {
+async fn chat(home: PathBuf, env: TurnEnv, mut state: ChatState, fresh: bool) -> ExitCode {
     let renderer = renderer_for(OutputMode::Blocks, &env);
+    if fresh && let Err(message) = new_session(&env, &state.key).await {
+        renderer.error(&message);
+        return ExitCode::from(EXIT_FAILED);
+    }
     let mut input = match Input::open(&home, |message| renderer.error(message)) {
         Ok(input) => input,
         Err(message) => {

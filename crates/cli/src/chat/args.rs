@@ -1,0 +1,82 @@
+//! `clawloop chat`'s arguments, and which session they name: a key (default `main`), the
+//! workspace's most recent (`-c`, as `run -c` and pi), one picked (`-r`), one by id
+//! (`--session`), or a fresh one (`--new`).
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::Args;
+use clawloop_core::ThinkLevel;
+
+use crate::continue_pick::{continue_target, resume_target};
+use crate::env_setup::Setup;
+use crate::run::parse_thinking;
+use crate::session_pick::key_of_session;
+
+/// The session key a chat talks in unless told.
+const DEFAULT_KEY: &str = "main";
+
+/// Arguments of `clawloop chat`.
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    /// The session to talk in.
+    #[arg(long, default_value = DEFAULT_KEY)]
+    pub session_key: String,
+    /// Continue an existing session by its id (or an unambiguous prefix of it).
+    #[arg(long, value_name = "ID", conflicts_with_all = ["session_key", "new"])]
+    pub session: Option<String>,
+    /// Start with a fresh session for the key; the old transcript is kept.
+    #[arg(long)]
+    pub new: bool,
+    /// Continue this workspace's most recent session (a fresh one when it has none).
+    #[arg(
+        short = 'c',
+        long = "continue",
+        conflicts_with_all = ["session", "session_key", "new", "resume"]
+    )]
+    pub continue_recent: bool,
+    /// Pick one of this workspace's recent sessions to continue (on a terminal; otherwise
+    /// list them).
+    #[arg(short = 'r', long, conflicts_with_all = ["session", "session_key", "new"])]
+    pub resume: bool,
+    /// The model, as `provider/model`, instead of the configured primary.
+    #[arg(long, value_name = "PROVIDER/MODEL")]
+    pub model: Option<String>,
+    /// The thinking level: off, minimal, low, medium, high, xhigh or adaptive.
+    #[arg(long, value_parser = parse_thinking)]
+    pub thinking: Option<ThinkLevel>,
+    /// The directory the tools work in (default: the current directory).
+    #[arg(long)]
+    pub workspace: Option<PathBuf>,
+}
+
+impl ChatArgs {
+    /// `chat` with its defaults when stdin and stdout are terminals: what `clawloop` alone
+    /// starts there. `None` off a terminal, where a script wants the usage error.
+    pub fn on_terminal() -> Option<ChatArgs> {
+        (std::io::stdin().is_terminal() && std::io::stdout().is_terminal()).then(|| ChatArgs {
+            session_key: DEFAULT_KEY.to_owned(),
+            session: None,
+            new: false,
+            continue_recent: false,
+            resume: false,
+            model: None,
+            thinking: None,
+            workspace: None,
+        })
+    }
+}
+
+/// The key the chat talks in, and whether it starts with a fresh session.
+pub fn session_target(args: &ChatArgs, setup: &Setup) -> Result<(String, bool), String> {
+    if let Some(id) = &args.session {
+        return Ok((key_of_session(&setup.home, &setup.env.agent_id, id)?, false));
+    }
+    if args.continue_recent {
+        return continue_target(setup, &args.session_key);
+    }
+    if args.resume {
+        return Ok((resume_target(setup)?, false));
+    }
+    Ok((args.session_key.clone(), args.new))
+}
