@@ -5,6 +5,7 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use clawloop_runner::config::Config;
+use clawloop_runner::prompt::PromptProfile;
 use clawloop_runner::turn::TurnEnv;
 
 use crate::config::{home_dir, load_config};
@@ -44,7 +45,9 @@ pub fn setup(workspace: Option<&PathBuf>, tools: &ToolChoice) -> Result<Setup, S
     if let ToolChoice::Only(names) = tools {
         config.agents.defaults.tools.allow = names.clone();
     }
-    let mut builder = TurnEnv::builder(home.clone(), workspace).config(config);
+    let mut builder = TurnEnv::builder(home.clone(), workspace)
+        .config(config)
+        .prompt_profile(PromptProfile::Coding);
     if *tools == ToolChoice::None {
         builder = builder.tools(Vec::new());
     }

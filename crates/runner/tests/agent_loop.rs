@@ -493,3 +493,74 @@ async fn continue_refuses_an_empty_context_and_an_assistant_tail() {
     assert_eq!(summary(&outcome.new_messages), [s("assistant", "resumed")]);
     assert!(!seen.lock().contains(&"message_start:user".to_owned()));
 }
+
+#[tokio::test]
+async fn a_model_calling_tools_past_the_round_limit_stops_with_every_call_answered() {
+    let replies = (0..5)
+        .map(|i| {
+            tool_reply(&[
+                (&format!("a{i}"), "echo", json!({"text": "x"})),
+                (&format!("b{i}"), "echo", json!({"text": "y"})),
+            ])
+        })
+        .collect();
+    let provider = Scripted::new(replies);
+    let mut cfg = config(Arc::new(provider.clone()), vec![echo(false, None)]);
+    cfg.max_tool_rounds = Some(2);
+    let (sink, _) = recorder();
+    let mut messages = Vec::new();
+    let outcome = run_agent_loop(
+        vec![user("loop")],
+        &mut messages,
+        &cfg,
+        &CancellationToken::new(),
+        &sink,
+    )
+    .await;
+    assert_eq!(outcome.tool_round_limit, Some(2));
+    // Two rounds ran, the third reply's calls were answered without running.
+    assert_eq!(provider.requests(), 3);
+    let results: Vec<(String, bool, String)> = outcome
+        .new_messages
+        .iter()
+        .filter_map(|m| match m {
+            AgentMessage::ToolResult(r) => {
+                Some((r.tool_call_id.clone(), r.is_error, r.text_content()))
+            }
+            _ => None,
+        })
+        .collect();
+    let ids: Vec<&str> = results.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(ids, ["a0", "b0", "a1", "b1", "a2", "b2"]);
+    assert_eq!(results[0].2, "echo: x");
+    assert!(
+        results[4].1 && results[4].2.contains("limit of 2 tool rounds"),
+        "{results:?}"
+    );
+    assert!(matches!(messages.last(), Some(AgentMessage::ToolResult(_))));
+}
+
+#[tokio::test]
+async fn without_a_round_limit_the_loop_runs_until_the_model_answers() {
+    let mut replies: Vec<_> = (0..3)
+        .map(|i| tool_reply(&[(&format!("c{i}"), "echo", json!({"text": "x"}))]))
+        .collect();
+    replies.push(text_reply("done"));
+    let provider = Scripted::new(replies);
+    let cfg = config(Arc::new(provider.clone()), vec![echo(false, None)]);
+    let (sink, _) = recorder();
+    let outcome = run_agent_loop(
+        vec![user("go")],
+        &mut Vec::new(),
+        &cfg,
+        &CancellationToken::new(),
+        &sink,
+    )
+    .await;
+    assert_eq!(outcome.tool_round_limit, None);
+    assert_eq!(provider.requests(), 4);
+    assert_eq!(
+        outcome.last_assistant().map(|a| a.text()),
+        Some("done".to_owned())
+    );
+}

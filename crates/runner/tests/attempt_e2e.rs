@@ -26,7 +26,7 @@ use clawloop_runner::attempt::{
     AttemptIo, AttemptParams, AttemptResult, SharedReplySink, run_attempt,
 };
 use clawloop_runner::config::Config;
-use clawloop_runner::prompt::PromptMode;
+use clawloop_runner::prompt::{PromptMode, PromptProfile};
 use clawloop_session::{SessionOptions, Transcript};
 use clawloop_subscribe::CollectingSink;
 use clawloop_tools::builtins::builtin_tools;
@@ -105,6 +105,9 @@ impl Harness {
             client_tools: Vec::new(),
             extra_system_prompt: None,
             prompt_mode: PromptMode::Full,
+            prompt_profile: PromptProfile::Gateway,
+            system_prompt: None,
+            max_tool_rounds: None,
             provider: client(&model.api),
             model,
             api_key: Some("sk-test".to_owned()),

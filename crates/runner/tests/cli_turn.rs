@@ -157,6 +157,7 @@ impl Scene {
             // No key anywhere: a CLI backend needs none.
             env: Arc::new(|_: &str| None),
             timezone: "UTC".to_owned(),
+            prompt_profile: clawloop_runner::prompt::PromptProfile::Gateway,
             config,
         };
         Scene {

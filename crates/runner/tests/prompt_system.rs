@@ -71,6 +71,7 @@ fn params(mode: PromptMode) -> SystemPromptParams {
         ],
         reasoning_tag_hint: true,
         docs_path: Some("/usr/share/doc/clawloop".into()),
+        ..SystemPromptParams::default()
     }
 }
 

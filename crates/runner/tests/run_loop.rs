@@ -21,7 +21,7 @@ use clawloop_runner::attempt::{AttemptIo, SharedReplySink};
 use clawloop_runner::auth::{AuthProfileManager, FileAuthStore};
 use clawloop_runner::config::Config;
 use clawloop_runner::payloads::RunErrorKind;
-use clawloop_runner::prompt::PromptMode;
+use clawloop_runner::prompt::{PromptMode, PromptProfile};
 use clawloop_runner::run::{RunEnding, RunError, RunOutcome, RunRequest, run_embedded_agent};
 use clawloop_tools::builtins::builtin_tools;
 use pretty_assertions::assert_eq;
@@ -103,6 +103,9 @@ impl Harness {
             client_tools: Vec::new(),
             extra_system_prompt: None,
             prompt_mode: PromptMode::Full,
+            prompt_profile: PromptProfile::Gateway,
+            system_prompt: None,
+            max_tool_rounds: None,
             provider: provider.to_owned(),
             model: model.to_owned(),
             thinking: ThinkLevel::Off,

@@ -83,6 +83,10 @@ pub struct AgentLoopConfig {
     pub client_calls: Option<PendingToolCalls>,
     /// Stamps synthesized messages.
     pub clock: Arc<dyn Clock>,
+    /// The most tool rounds (assistant replies whose tool calls are run) one run may take;
+    /// `None` for no limit. A reply that asks for tools past it gets every call answered as
+    /// not run, and the run ends with [`AgentLoopOutcome::tool_round_limit`] set.
+    pub max_tool_rounds: Option<u32>,
 }
 
 impl std::fmt::Debug for AgentLoopConfig {
@@ -103,6 +107,9 @@ pub struct AgentLoopOutcome {
     pub new_messages: Vec<AgentMessage>,
     /// Whether the run ended because a client tool was called.
     pub client_tool_called: bool,
+    /// The limit, when the run ended because the model asked for tools past
+    /// [`AgentLoopConfig::max_tool_rounds`].
+    pub tool_round_limit: Option<u32>,
 }
 
 impl AgentLoopOutcome {
@@ -160,6 +167,8 @@ struct Run<'a> {
     emit: &'a EventSink,
     executor: ToolExecutor,
     outcome: AgentLoopOutcome,
+    /// Tool rounds run so far.
+    tool_rounds: u32,
 }
 
 impl<'a> Run<'a> {
@@ -181,6 +190,7 @@ impl<'a> Run<'a> {
             emit,
             executor,
             outcome: AgentLoopOutcome::default(),
+            tool_rounds: 0,
         }
     }
 
@@ -227,9 +237,19 @@ impl<'a> Run<'a> {
                 }
                 let calls: Vec<ToolCall> = assistant.tool_calls().cloned().collect();
                 more_tool_calls = !calls.is_empty();
+                if more_tool_calls && let Some(limit) = self.round_limit_reached() {
+                    let results = self.refuse_calls(&calls, limit);
+                    (self.emit)(AgentEvent::TurnEnd {
+                        message: shared,
+                        tool_results: Arc::from(results),
+                    });
+                    self.outcome.tool_round_limit = Some(limit);
+                    break 'outer;
+                }
                 let mut results = Vec::new();
                 let mut steering_after_tools = Vec::new();
                 if more_tool_calls {
+                    self.tool_rounds = self.tool_rounds.saturating_add(1);
                     let executed = self
                         .executor
                         .execute(&calls, &self.config.tool_context, self.cancel, self.emit)
@@ -269,6 +289,30 @@ impl<'a> Run<'a> {
             messages: Arc::from(self.outcome.new_messages.clone()),
         });
         self.outcome
+    }
+
+    /// The limit, once this many rounds have run.
+    fn round_limit_reached(&self) -> Option<u32> {
+        self.config
+            .max_tool_rounds
+            .filter(|limit| self.tool_rounds >= *limit)
+    }
+
+    /// Answers every call of a reply past the limit as not run, so the transcript stays valid
+    /// (every call has its result) and the model, if the session continues, knows why.
+    fn refuse_calls(&mut self, calls: &[ToolCall], limit: u32) -> Vec<ToolResultMessage> {
+        let now = self.config.clock.now_ms();
+        let text = format!(
+            "Not run: this turn reached its limit of {limit} tool rounds. Summarize what was done and what is left."
+        );
+        let results: Vec<ToolResultMessage> = calls
+            .iter()
+            .map(|call| ToolResultMessage::text(&call.id, &call.name, text.clone(), true, now))
+            .collect();
+        for result in &results {
+            self.inject(AgentMessage::ToolResult(result.clone()));
+        }
+        results
     }
 
     fn client_tool_called(&self) -> bool {

@@ -99,6 +99,8 @@ pub struct PromptOutcome {
     pub compaction_count: u32,
     /// Whether the run ended for a client tool call.
     pub client_tool_called: bool,
+    /// The limit, when a run ended because the model asked for tools past it.
+    pub tool_round_limit: Option<u32>,
 }
 
 impl PromptOutcome {
@@ -113,6 +115,7 @@ impl PromptOutcome {
     fn absorb(&mut self, run: AgentLoopOutcome) {
         self.new_messages.extend(run.new_messages);
         self.client_tool_called |= run.client_tool_called;
+        self.tool_round_limit = self.tool_round_limit.or(run.tool_round_limit);
     }
 }
 

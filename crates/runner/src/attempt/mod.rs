@@ -211,6 +211,7 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
         })),
         client_calls: Some(pending_calls.clone()),
         clock: Arc::clone(&params.clock),
+        max_tool_rounds: params.max_tool_rounds,
     };
     let compactor = session_compactor(
         &params.model,
@@ -259,6 +260,7 @@ pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult 
         Ok(outcome) => {
             result.compaction_count = outcome.compaction_count;
             result.last_assistant = outcome.last_assistant().cloned();
+            result.tool_round_limit = outcome.tool_round_limit;
         }
         Err(err) => result.prompt_error = Some(prompt_error(err.to_string())),
     }

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::MessageQueues;
 use crate::attempt::reply_sink::SharedReplySink;
 use crate::config::Config;
-use crate::prompt::PromptMode;
+use crate::prompt::{PromptMode, PromptProfile};
 
 /// The inputs of [`run_attempt`](crate::attempt::run_attempt).
 #[derive(Clone)]
@@ -48,6 +48,14 @@ pub struct AttemptParams {
     pub extra_system_prompt: Option<String>,
     /// Full prompt for the main agent, minimal for subagents.
     pub prompt_mode: PromptMode,
+    /// Gateway or coding prompt.
+    pub prompt_profile: PromptProfile,
+    /// Replaces the generated system prompt (pi's `--system-prompt`, see
+    /// [`SystemPromptParams::custom_prompt`](crate::prompt::SystemPromptParams)).
+    pub system_prompt: Option<String>,
+    /// The most tool rounds (model replies with tool calls) the prompt may take; `None` for no
+    /// limit.
+    pub max_tool_rounds: Option<u32>,
     /// The model called.
     pub model: Model,
     /// Its stream function, wrappers applied.

@@ -82,6 +82,8 @@ pub struct AttemptResult {
     pub replay_invalid: bool,
     /// The run's liveness as the subscription saw it.
     pub liveness: LivenessState,
+    /// The limit, when the model asked for tools past the turn's tool-round limit.
+    pub tool_round_limit: Option<u32>,
 }
 
 impl AttemptResult {

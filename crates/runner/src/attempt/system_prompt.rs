@@ -8,10 +8,10 @@ use clawloop_core::hooks::{HookContext, Hooks, PromptBuildEvent};
 use clawloop_core::model::ToolDefinition;
 
 use crate::attempt::params::AttemptParams;
-use crate::prompt::context_files::{ContextBudget, load_context_files};
+use crate::prompt::context_files::{ContextBudget, load_context_files, load_project_context_files};
 use crate::prompt::{
-    HourFormat, RuntimeInfo, SystemPrompt, SystemPromptParams, ToolSummary, UserTime,
-    build_system_prompt_with_report,
+    HourFormat, PromptProfile, RuntimeInfo, SystemPrompt, SystemPromptParams, ToolSummary,
+    UserTime, build_system_prompt_with_report,
 };
 
 /// What the prompt hooks asked for, merged.
@@ -80,8 +80,10 @@ pub async fn build(
 ) -> SystemPrompt {
     let workspace = params.workspace_dir.clone();
     let mode = params.prompt_mode;
-    let loaded = tokio::task::spawn_blocking(move || {
-        load_context_files(&workspace, mode, ContextBudget::default())
+    let profile = params.prompt_profile;
+    let loaded = tokio::task::spawn_blocking(move || match profile {
+        PromptProfile::Gateway => load_context_files(&workspace, mode, ContextBudget::default()),
+        PromptProfile::Coding => load_project_context_files(&workspace, ContextBudget::default()),
     })
     .await
     .unwrap_or_default();
@@ -107,6 +109,8 @@ pub async fn build(
         skills_prompt: (!skills_prompt.is_empty()).then(|| skills_prompt.to_owned()),
         extra_system_prompt: params.extra_system_prompt.clone(),
         context_files: loaded.files,
+        profile,
+        custom_prompt: params.system_prompt.clone(),
         ..SystemPromptParams::default()
     };
     let mut built = build_system_prompt_with_report(&prompt_params);

@@ -5,6 +5,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+/// `agents.defaults.maxToolRounds` when unset: far more than a real task takes, few enough
+/// that a model calling tools in a loop stops within minutes.
+pub const DEFAULT_MAX_TOOL_ROUNDS: u32 = 200;
+
 /// `[agents]`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -28,6 +32,9 @@ pub struct AgentDefaults {
     pub timeout_seconds: f64,
     /// Global lane concurrency (session lanes are always 1).
     pub max_concurrent: u32,
+    /// The most tool rounds (model replies that call tools) one turn may take before it stops
+    /// as a failure; `0` = no limit.
+    pub max_tool_rounds: u32,
     /// Caps (never raises) a model's context window.
     pub context_tokens: u64,
     /// Primary model and fallbacks.
@@ -57,6 +64,7 @@ impl Default for AgentDefaults {
             thinking_default: ThinkLevel::Off,
             timeout_seconds: 600.0,
             max_concurrent: 4,
+            max_tool_rounds: DEFAULT_MAX_TOOL_ROUNDS,
             context_tokens: 200_000,
             model: ModelSelection::default(),
             llm: LlmConfig::default(),

@@ -36,6 +36,7 @@ pub static KNOWN_KEYS: &[(u8, &str, Shape)] = &[
             (2, "thinkingDefault", Shape::Value),
             (2, "timeoutSeconds", Shape::Value),
             (2, "maxConcurrent", Shape::Value),
+            (2, "maxToolRounds", Shape::Value),
             (2, "contextTokens", Shape::Value),
             (2, "model", Shape::Table),
                 (3, "primary", Shape::Value),

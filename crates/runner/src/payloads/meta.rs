@@ -81,6 +81,8 @@ pub enum RunErrorKind {
     ImageSize,
     /// The run loop hit its iteration limit.
     RetryLimit,
+    /// The model kept calling tools past the turn's tool-round limit.
+    ToolRoundLimit,
 }
 
 /// `meta.error`: the kind and the underlying message.

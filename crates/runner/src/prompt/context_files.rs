@@ -164,6 +164,49 @@ pub fn load_context_files(
     }
 }
 
+/// pi's project context files for the coding prompt: in the workspace and in each of its
+/// parents, `AGENTS.md` or else `CLAUDE.md`, the outermost first (pi's order, so the nearest
+/// instructions come last and win), each file once, within the budget. Parents lie outside the
+/// workspace by design, so only the file's type and size are checked, not its containment.
+pub fn load_project_context_files(
+    workspace_dir: &Path,
+    budget: ContextBudget,
+) -> LoadedContextFiles {
+    let mut warnings = Vec::new();
+    let start =
+        std::fs::canonicalize(workspace_dir).unwrap_or_else(|_| workspace_dir.to_path_buf());
+    let mut seen = HashSet::new();
+    let mut raw = Vec::new();
+    for dir in start.ancestors() {
+        for name in ["AGENTS.md", "CLAUDE.md"] {
+            let path = dir.join(name);
+            match read_confined(&path, None, MAX_CONTEXT_FILE_BYTES) {
+                Ok(file) => {
+                    if seen.insert(file.canonical) {
+                        raw.push(RawContextFile {
+                            name: name.to_owned(),
+                            path,
+                            content: file.text,
+                        });
+                    }
+                    break;
+                }
+                Err(NotRead::Missing) => {}
+                Err(NotRead::Refused(why) | NotRead::Failed(why)) => {
+                    warnings.push(format!("context file {} skipped: {why}", path.display()));
+                }
+            }
+        }
+    }
+    raw.reverse();
+    let budgeted = apply_context_budget(raw, budget);
+    warnings.extend(budgeted.warnings);
+    LoadedContextFiles {
+        files: budgeted.files,
+        warnings,
+    }
+}
+
 /// OpenClaw's budget over files already read, in order: each file loses its trailing whitespace
 /// and, when longer than its share, keeps 70 % from the start and 20 % from the end around a
 /// marker naming it; the running total caps what later files get (ending in `…` when cut

@@ -26,6 +26,7 @@
 //! assert_eq!(prompt.report.chars, prompt.text.chars().count());
 //! ```
 
+mod coding;
 mod confined_read;
 pub mod context_files;
 pub mod date_time;
@@ -53,6 +54,19 @@ pub enum PromptMode {
     /// extra system prompt (as `## Subagent Context`), the reasoning format and the context
     /// files; no skills, memory, senders, messaging, reply tags or documentation.
     Minimal,
+}
+
+/// Whose system prompt a turn gets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PromptProfile {
+    /// OpenClaw's chat-gateway prompt (identity as a personal assistant, messaging, reply
+    /// tags): what an embedder serving channels expects, and what the conformance scenarios pin.
+    #[default]
+    Gateway,
+    /// pi's coding-agent prompt: the tools with one-line summaries, guidelines, the project's
+    /// `AGENTS.md`/`CLAUDE.md` from the workspace and its parents, the date and the working
+    /// directory. What a terminal user of the CLI expects.
+    Coding,
 }
 
 /// A tool as the prompt lists it.
@@ -143,6 +157,11 @@ pub struct SystemPromptParams {
     pub reasoning_tag_hint: bool,
     /// Local documentation path for the `## Documentation` section.
     pub docs_path: Option<String>,
+    /// Gateway or coding prompt.
+    pub profile: PromptProfile,
+    /// Replaces the generated prompt (pi's `--system-prompt`): like pi, the appended text, the
+    /// project context, the skills, the date and the working directory still follow it.
+    pub custom_prompt: Option<String>,
 }
 
 impl Default for SystemPromptParams {
@@ -160,6 +179,8 @@ impl Default for SystemPromptParams {
             context_files: Vec::new(),
             reasoning_tag_hint: false,
             docs_path: None,
+            profile: PromptProfile::Gateway,
+            custom_prompt: None,
         }
     }
 }

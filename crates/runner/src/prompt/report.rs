@@ -36,6 +36,10 @@ pub enum PromptSection {
     ReasoningFormat,
     /// `# Project Context` and the files under it.
     ProjectContext,
+    /// The coding profile's `Guidelines:` list.
+    Guidelines,
+    /// The coding profile's closing date and working-directory lines.
+    Environment,
 }
 
 /// One section's size.

@@ -12,7 +12,7 @@ use clawloop_subscribe::SILENT_REPLY_TOKEN;
 use super::date_time::resolve_user_time;
 use super::report::{InjectedFileReport, PromptSection, SectionReport, SystemPromptReport};
 use super::tool_lines::ToolList;
-use super::{PromptMode, RuntimeInfo, SystemPrompt, SystemPromptParams};
+use super::{PromptMode, PromptProfile, RuntimeInfo, SystemPrompt, SystemPromptParams};
 
 const IDENTITY: &str = "You are a personal assistant running inside clawloop.";
 
@@ -23,6 +23,9 @@ pub fn build_system_prompt(params: &SystemPromptParams) -> String {
 
 /// Builds the system prompt and its report (OpenClaw's `systemPromptReport`).
 pub fn build_system_prompt_with_report(params: &SystemPromptParams) -> SystemPrompt {
+    if params.profile == PromptProfile::Coding || params.custom_prompt.is_some() {
+        return super::coding::build(params);
+    }
     let tools = ToolList::new(&params.tools);
     let full = params.mode == PromptMode::Full;
     let mut warnings = Vec::new();
@@ -65,7 +68,18 @@ pub fn build_system_prompt_with_report(params: &SystemPromptParams) -> SystemPro
         params.reasoning_tag_hint.then(reasoning_format),
     );
     push(PromptSection::ProjectContext, project_context(params));
+    assemble(params, sections, &tools, warnings, "\n")
+}
 
+/// Joins the sections with `separator` (empty lines inside a section are dropped) and reports
+/// their sizes.
+pub(super) fn assemble(
+    params: &SystemPromptParams,
+    sections: Vec<(PromptSection, Vec<String>)>,
+    tools: &ToolList,
+    warnings: Vec<String>,
+    separator: &str,
+) -> SystemPrompt {
     let mut text = String::new();
     let mut reports = Vec::with_capacity(sections.len());
     let mut project_context_chars = 0;
@@ -80,7 +94,7 @@ pub fn build_system_prompt_with_report(params: &SystemPromptParams) -> SystemPro
             project_context_chars = chars;
         }
         if !text.is_empty() {
-            text.push('\n');
+            text.push_str(separator);
         }
         text.push_str(&body);
         reports.push(SectionReport { section, chars });
@@ -113,7 +127,7 @@ fn lines(items: &[&str]) -> Vec<String> {
     items.iter().map(|line| (*line).to_owned()).collect()
 }
 
-fn non_empty(text: Option<&str>) -> Option<&str> {
+pub(super) fn non_empty(text: Option<&str>) -> Option<&str> {
     text.map(str::trim).filter(|t| !t.is_empty())
 }
 

@@ -27,6 +27,8 @@ pub(crate) struct ToolList {
     pub names: Vec<String>,
     /// Lowercase name → the caller's casing.
     by_lower: HashMap<String, String>,
+    /// Lowercase name → the summary the caller gave.
+    external: HashMap<String, String>,
 }
 
 impl ToolList {
@@ -82,7 +84,13 @@ impl ToolList {
             lines,
             names,
             by_lower,
+            external,
         }
+    }
+
+    /// The summary the caller gave the tool of this (lowercase) name.
+    pub(crate) fn caller_summary(&self, lower: &str) -> Option<&str> {
+        self.external.get(lower).map(String::as_str)
     }
 
     /// Whether a tool of this (lowercase) name is offered.

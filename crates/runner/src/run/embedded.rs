@@ -44,7 +44,7 @@ use crate::run::decide::{
 };
 use crate::run::limits::{
     MAX_SAME_MODEL_IDLE_TIMEOUT_RETRIES, MAX_TIMEOUT_COMPACTION_ATTEMPTS,
-    TIMEOUT_COMPACTION_PROMPT_RATIO, max_run_loop_iterations,
+    TIMEOUT_COMPACTION_PROMPT_RATIO, max_run_loop_iterations, tool_round_limit_text,
 };
 use crate::run::overflow::{OverflowAction, OverflowState, overflow_action, overflow_text};
 use crate::run::profiles::ProfileCursor;
@@ -408,6 +408,13 @@ pub async fn run_embedded_agent(
         if !errored && !attempt.aborted && attempt.prompt_error.is_none() {
             cursor.mark_success().await;
         }
+        if let Some(limit) = attempt.tool_round_limit {
+            break error_payload(
+                tool_round_limit_text(limit),
+                RunErrorKind::ToolRoundLimit,
+                format!("the model asked for tools after {limit} tool rounds"),
+            );
+        }
         break RunEnding::Completed;
     };
     Ok(outcome(
@@ -661,6 +668,9 @@ fn attempt_params(
         client_tools: request.client_tools.clone(),
         extra_system_prompt: request.extra_system_prompt.clone(),
         prompt_mode: request.prompt_mode,
+        prompt_profile: request.prompt_profile,
+        system_prompt: request.system_prompt.clone(),
+        max_tool_rounds: request.max_tool_rounds,
         model: model.clone(),
         provider: Arc::clone(provider),
         api_key,

@@ -15,6 +15,14 @@ pub const MAX_SAME_MODEL_IDLE_TIMEOUT_RETRIES: u32 = 1;
 /// A timed-out attempt whose prompt used more than this share of the window compacts.
 pub const TIMEOUT_COMPACTION_PROMPT_RATIO: f64 = 0.65;
 
+/// The error payload of a turn whose model kept calling tools past the limit: what happened,
+/// and the two ways to raise it.
+pub fn tool_round_limit_text(limit: u32) -> String {
+    format!(
+        "The turn stopped after {limit} tool rounds: the model kept calling tools without giving an answer. Raise the limit with `--max-turns` or `agents.defaults.maxToolRounds` in your config (0 = no limit)."
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,7 @@ pub use embedded::{
 };
 pub use limits::{
     MAX_SAME_MODEL_IDLE_TIMEOUT_RETRIES, MAX_TIMEOUT_COMPACTION_ATTEMPTS,
-    TIMEOUT_COMPACTION_PROMPT_RATIO, max_run_loop_iterations,
+    TIMEOUT_COMPACTION_PROMPT_RATIO, max_run_loop_iterations, tool_round_limit_text,
 };
 pub use overflow::{
     MAX_OVERFLOW_COMPACTION_ATTEMPTS, OverflowAction, OverflowState, overflow_action, overflow_text,

@@ -18,7 +18,7 @@ use crate::attempt::AttemptResult;
 use crate::auth::AuthProfileManager;
 use crate::config::Config;
 use crate::payloads::RunErrorKind;
-use crate::prompt::PromptMode;
+use crate::prompt::{PromptMode, PromptProfile};
 
 /// Builds the stream function for a resolved model (the providers crate's dispatch, wrappers
 /// applied); an error names what is wrong (an unknown API, say).
@@ -54,6 +54,12 @@ pub struct RunRequest {
     pub extra_system_prompt: Option<String>,
     /// Full or minimal system prompt.
     pub prompt_mode: PromptMode,
+    /// Gateway or coding prompt.
+    pub prompt_profile: PromptProfile,
+    /// Replaces the generated system prompt.
+    pub system_prompt: Option<String>,
+    /// The most tool rounds a prompt may take; `None` for no limit.
+    pub max_tool_rounds: Option<u32>,
     /// The provider id.
     pub provider: String,
     /// The model id.

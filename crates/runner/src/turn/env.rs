@@ -16,6 +16,7 @@ use clawloop_tools::builtins::builtin_tools;
 use crate::auth::{AuthProfileManager, FileAuthStore};
 use crate::config::Config;
 use crate::fallback::ProbeThrottle;
+use crate::prompt::PromptProfile;
 use crate::run::{EnvLookup, ProviderFactory, http_provider_factory};
 use crate::runtime::Runtime;
 
@@ -53,6 +54,8 @@ pub struct TurnEnv {
     pub env: EnvLookup,
     /// The user's time zone.
     pub timezone: String,
+    /// Whose system prompt the turns get.
+    pub prompt_profile: PromptProfile,
 }
 
 impl std::fmt::Debug for TurnEnv {
@@ -84,6 +87,7 @@ impl TurnEnv {
             env: None,
             timezone: DEFAULT_TIMEZONE.to_owned(),
             transport: TransportConfig::default(),
+            prompt_profile: PromptProfile::default(),
         }
     }
 }
@@ -127,6 +131,7 @@ pub struct TurnEnvBuilder {
     env: Option<EnvLookup>,
     timezone: String,
     transport: TransportConfig,
+    prompt_profile: PromptProfile,
 }
 
 impl std::fmt::Debug for TurnEnvBuilder {
@@ -192,6 +197,13 @@ impl TurnEnvBuilder {
         self
     }
 
+    /// Whose system prompt the turns get (default: [`PromptProfile::Gateway`], OpenClaw's
+    /// channel prompt; a terminal coding agent wants [`PromptProfile::Coding`]).
+    pub fn prompt_profile(mut self, profile: PromptProfile) -> Self {
+        self.prompt_profile = profile;
+        self
+    }
+
     /// The HTTP client's settings (default: [`TransportConfig::default`]).
     pub fn transport(mut self, transport: TransportConfig) -> Self {
         self.transport = transport;
@@ -237,6 +249,7 @@ impl TurnEnvBuilder {
             provider_factory: http_provider_factory(transport, Arc::clone(&config)),
             env,
             timezone: self.timezone,
+            prompt_profile: self.prompt_profile,
             config,
         })
     }

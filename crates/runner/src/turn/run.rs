@@ -75,6 +75,12 @@ pub struct TurnRequest {
     pub extra_system_prompt: Option<String>,
     /// The whole run's time limit instead of `agents.defaults.timeoutSeconds`.
     pub timeout: Option<Duration>,
+    /// Replaces the generated system prompt (pi's `--system-prompt`); the appended text, the
+    /// project context, the skills, the date and the working directory still follow it.
+    pub system_prompt: Option<String>,
+    /// The most tool rounds (model replies that call tools) instead of
+    /// `agents.defaults.maxToolRounds`; `Some(0)` for no limit.
+    pub max_tool_rounds: Option<u32>,
 }
 
 /// How a turn talks to the outside while it runs.
@@ -366,6 +372,10 @@ pub(crate) fn run_request(
         } else {
             PromptMode::Full
         },
+        prompt_profile: env.prompt_profile,
+        system_prompt: request.system_prompt.clone(),
+        max_tool_rounds: Some(request.max_tool_rounds.unwrap_or(defaults.max_tool_rounds))
+            .filter(|rounds| *rounds > 0),
         provider: candidate.provider.clone(),
         model: candidate.model.clone(),
         thinking: request.thinking.unwrap_or(defaults.thinking_default),

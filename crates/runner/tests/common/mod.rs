@@ -206,6 +206,7 @@ pub fn config(provider: Arc<dyn LlmStream>, tools: Vec<Arc<dyn Tool>>) -> AgentL
         transform: None,
         client_calls: None,
         clock: Arc::new(ManualClock::new(1_000)),
+        max_tool_rounds: None,
     }
 }
 

@@ -99,6 +99,7 @@ impl Scene {
             provider_factory: http_provider_factory(transport, config.clone()),
             env: Arc::new(|_: &str| None),
             timezone: "UTC".to_owned(),
+            prompt_profile: clawloop_runner::prompt::PromptProfile::Gateway,
             config,
         };
         Scene {
