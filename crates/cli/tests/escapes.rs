@@ -126,3 +126,36 @@ fn a_failure_quoting_control_characters_is_neutralized_on_a_terminal() -> TestRe
     assert!(!output.contains('\u{1b}'), "{output:?}");
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bidirectional_overrides_are_shown_where_they_would_reorder_text() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    // A right-to-left override makes `exe.txt` read as `txt.exe`; an isolate pair hides
+    // where a comment ends.
+    let command = "printf 'out\\342\\200\\256put\\n'; exit 3 # \u{2067}done\u{2069}";
+    server.begin_turn(vec![
+        serde_json::from_value(json!({"reply": {
+            "text": "Open a\u{202E}exe.txt",
+            "toolCalls": [{"name": "bash", "arguments": {"command": command}}]}}))?,
+        serde_json::from_value(json!({"reply": {"text": "Marks\u{200F}\u{061C} end"}}))?,
+    ]);
+    let args = run_args(&home);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut pty = Pty::spawn(&mut clawloop(&home, &args))?;
+    let (status, output) = pty.finish()?;
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    for hidden in ['\u{202E}', '\u{2067}', '\u{2069}', '\u{200F}', '\u{061C}'] {
+        assert!(!output.contains(hidden), "{hidden:?} in {output:?}");
+    }
+    for shown in [
+        "Open a<U+202E>exe.txt",
+        "# <U+2067>done<U+2069>",
+        "✗ out<U+202E>put",
+        "Marks<U+200F><U+061C> end",
+    ] {
+        assert!(output.contains(shown), "no {shown:?} in {output:?}");
+    }
+    Ok(())
+}

@@ -8,10 +8,16 @@
 //! C1 controls (U+0080–U+009F, which some terminals take as 8-bit `ESC` sequences) have no
 //! caret form and are shown as `<U+009B>`, as `less` shows them. A `\r` directly before `\n`
 //! (a CRLF line end) cannot hide anything and is kept.
+//!
+//! The bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) and the
+//! invisible direction marks (U+200E, U+200F, U+061C) make a terminal show text in another
+//! order than it is ("Trojan Source"): a command that reads as harmless runs something else.
+//! They are shown in the same `<U+202E>` form.
 
 use std::borrow::Cow;
 
-/// `text` with every control character other than `\n`, `\t` and a CRLF's `\r` shown visibly.
+/// `text` with every control character other than `\n`, `\t` and a CRLF's `\r`, and every
+/// bidirectional formatting character, shown visibly.
 pub fn neutralize(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_shown_visibly) {
         return Cow::Borrowed(text);
@@ -30,9 +36,17 @@ pub fn neutralize(text: &str) -> Cow<'_, str> {
     Cow::Owned(shown)
 }
 
-/// Whether `c` is a control character [`neutralize`] replaces (a CRLF's `\r` aside).
+/// Whether `c` is a character [`neutralize`] replaces (a CRLF's `\r` aside).
 fn is_shown_visibly(c: char) -> bool {
-    c.is_control() && c != '\n' && c != '\t'
+    (c.is_control() && c != '\n' && c != '\t') || is_bidi_format(c)
+}
+
+/// The characters that reorder or mark the direction of text without showing themselves.
+fn is_bidi_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
+    )
 }
 
 fn push_visible(shown: &mut String, c: char) {
@@ -55,7 +69,7 @@ mod tests {
 
     #[test]
     fn control_characters_are_shown_and_text_is_kept() {
-        let table: [(&str, &str); 12] = [
+        let table: [(&str, &str); 17] = [
             ("plain text, ünïcødé ✓", "plain text, ünïcødé ✓"),
             ("lines\nand\ttabs", "lines\nand\ttabs"),
             ("crlf\r\nline", "crlf\r\nline"),
@@ -68,6 +82,24 @@ mod tests {
             ("\u{9b}2J csi", "<U+009B>2J csi"),
             ("\u{9d}52;c;x\u{9c}", "<U+009D>52;c;x<U+009C>"),
             ("ends with \r", "ends with ^M"),
+            ("a\u{202E}txt.exe", "a<U+202E>txt.exe"),
+            (
+                "\u{202A}\u{202B}\u{202C}\u{202D}",
+                "<U+202A><U+202B><U+202C><U+202D>",
+            ),
+            (
+                "if x\u{2066}\u{2067}\u{2068}\u{2069}",
+                "if x<U+2066><U+2067><U+2068><U+2069>",
+            ),
+            (
+                "mark\u{200E}\u{200F}\u{061C}",
+                "mark<U+200E><U+200F><U+061C>",
+            ),
+            // Neighbours of the ranges are ordinary text (a zero-width joiner, Arabic letters).
+            (
+                "\u{200D}\u{2029}\u{206A}\u{061B}",
+                "\u{200D}\u{2029}\u{206A}\u{061B}",
+            ),
         ];
         for (text, shown) in table {
             assert_eq!(neutralize(text), shown, "{text:?}");
