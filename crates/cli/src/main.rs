@@ -44,6 +44,8 @@ struct Cli {
     /// a TOML value (a bare word is a string), e.g. `--config agents.defaults.timeoutSeconds=30`.
     #[arg(long = "config", global = true, value_name = "KEY=VALUE")]
     config_overrides: Vec<String>,
+    #[command(flatten)]
+    bare: chat::BareArgs,
     /// Without one, `chat` on a terminal (as pi and codex start their session), else the help.
     #[command(subcommand)]
     command: Option<Command>,
@@ -98,10 +100,15 @@ fn main() -> ExitCode {
         Err(err) => err.exit(),
     };
     config::set_overrides(cli.config_overrides);
-    let Some(command) = cli
-        .command
-        .or_else(|| chat::ChatArgs::on_terminal().map(Command::Chat))
-    else {
+    if cli.command.is_some()
+        && let Some(flag) = cli.bare.given()
+    {
+        eprintln!(
+            "clawloop: {flag} before a command starts chat; put it after the command, e.g. `clawloop run {flag}`"
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
+    let Some(command) = cli.command.or_else(|| cli.bare.chat().map(Command::Chat)) else {
         // As clap's missing-subcommand error did: the help on stderr, exit 2.
         eprint!("{}", Cli::command().render_help());
         return ExitCode::from(EXIT_USAGE);

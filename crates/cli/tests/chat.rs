@@ -534,3 +534,51 @@ async fn chat_continues_the_workspace_s_latest_session_by_id_or_starts_fresh() -
     assert_eq!(server.end_turn().problems(), Vec::<String>::new());
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn clawloop_dash_c_alone_continues_the_latest_session_in_chat() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(vec![
+        serde_json::from_value(json!({"reply": {"text": "Noted."}}))?,
+        serde_json::from_value(json!({
+            "expectRequest": {"bodyContains": ["plums are purple", "and plums"]},
+            "reply": {"text": "Purple."}}))?,
+    ]);
+    let first = chat_piped_with(&home, &["--session-key", "fruit"], "plums are purple\n").await?;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let bare = |args: &'static [&'static str], lines: &'static str| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_clawloop"));
+        command
+            .args(args)
+            .current_dir(home.workspace())
+            .env("CLAWLOOP_HOME", home.home())
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        tokio::task::spawn_blocking(move || {
+            let mut child = command.spawn()?;
+            if let Some(mut pipe) = child.stdin.take() {
+                pipe.write_all(lines.as_bytes())?;
+            }
+            child.wait_with_output()
+        })
+    };
+    let out = bare(&["-c"], "and plums\n").await??;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "Purple.\n".to_owned()),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+
+    let misplaced = bare(&["-c", "run", "hi"], "").await??;
+    assert_eq!(misplaced.status.code(), Some(2));
+    assert_eq!(
+        text(&misplaced.stderr),
+        "clawloop: -c before a command starts chat; put it after the command, e.g. `clawloop run -c`\n"
+    );
+    Ok(())
+}

@@ -54,7 +54,11 @@ impl ChatArgs {
     /// `chat` with its defaults when stdin and stdout are terminals: what `clawloop` alone
     /// starts there. `None` off a terminal, where a script wants the usage error.
     pub fn on_terminal() -> Option<ChatArgs> {
-        (std::io::stdin().is_terminal() && std::io::stdout().is_terminal()).then(|| ChatArgs {
+        (std::io::stdin().is_terminal() && std::io::stdout().is_terminal()).then(ChatArgs::defaults)
+    }
+
+    fn defaults() -> ChatArgs {
+        ChatArgs {
             session_key: DEFAULT_KEY.to_owned(),
             session: None,
             new: false,
@@ -63,6 +67,44 @@ impl ChatArgs {
             model: None,
             thinking: None,
             workspace: None,
+        }
+    }
+}
+
+/// `clawloop -c` and `clawloop -r` with no command: the chat in the workspace's most recent
+/// session, or one picked, as `pi -c` and `pi -r` start pi's.
+#[derive(Debug, Args)]
+pub struct BareArgs {
+    /// Without a command: chat in this workspace's most recent session.
+    #[arg(short = 'c', long = "continue", conflicts_with = "resume")]
+    continue_recent: bool,
+    /// Without a command: pick one of this workspace's recent sessions to chat in.
+    #[arg(short = 'r', long)]
+    resume: bool,
+}
+
+impl BareArgs {
+    /// The flag given, if any (`-c` or `-r`): with a command it is a misplaced one.
+    pub fn given(&self) -> Option<&'static str> {
+        if self.continue_recent {
+            Some("-c")
+        } else if self.resume {
+            Some("-r")
+        } else {
+            None
+        }
+    }
+
+    /// The chat `clawloop` without a command starts: with `-c` or `-r` always (they ask for
+    /// it), bare only on a terminal.
+    pub fn chat(&self) -> Option<ChatArgs> {
+        if !(self.continue_recent || self.resume) {
+            return ChatArgs::on_terminal();
+        }
+        Some(ChatArgs {
+            continue_recent: self.continue_recent,
+            resume: self.resume,
+            ..ChatArgs::defaults()
         })
     }
 }
