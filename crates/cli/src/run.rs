@@ -88,6 +88,14 @@ pub struct RunArgs {
     /// Text appended to the system prompt for this turn.
     #[arg(long, value_name = "TEXT")]
     append_system_prompt: Option<String>,
+    /// Replace the system prompt for this turn (the workspace's context files, the date and the
+    /// directory still follow it).
+    #[arg(long, value_name = "TEXT")]
+    system_prompt: Option<String>,
+    /// The most tool rounds (model replies that call tools) this turn may take, instead of
+    /// `agents.defaults.maxToolRounds`; 0 for no limit.
+    #[arg(long, value_name = "N")]
+    max_turns: Option<u32>,
     /// Print only the final reply text on stdout.
     #[arg(short = 'p', long, conflicts_with = "json")]
     print: bool,
@@ -157,6 +165,8 @@ fn prepare(args: &RunArgs) -> Result<Prepared, String> {
         run_id: Some(clawloop_session::uuid_v4()),
         timeout: args.timeout.map(Duration::from_secs),
         extra_system_prompt: args.append_system_prompt.clone(),
+        system_prompt: args.system_prompt.clone(),
+        max_tool_rounds: args.max_turns,
         ..TurnRequest::default()
     };
     Ok(Prepared {

@@ -508,3 +508,56 @@ async fn sigterm_aborts_the_turn_and_exits_143() -> TestResult {
 async fn sighup_aborts_the_turn_and_exits_129() -> TestResult {
     a_signal_stops_the_turn_cleanly("HUP", 129, "42.5").await
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn system_prompt_replaces_the_generated_prompt() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(reply("Arr.")?);
+    let out = run_in(
+        &home,
+        &home.workspace(),
+        &["-p", "--system-prompt", "You are a terse pirate.", "hi"],
+    )
+    .await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "Arr.\n".to_owned()),
+        "{}",
+        text(&out.stderr)
+    );
+    let body = server
+        .requests()
+        .last()
+        .and_then(|r| r.json.clone())
+        .unwrap_or_default();
+    let system = body["messages"][0]["content"].to_string();
+    assert!(system.starts_with("\"You are a terse pirate."), "{system}");
+    assert!(!system.contains("expert coding assistant"), "{system}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn max_turns_ends_a_turn_that_keeps_calling_tools() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    let calls_a_tool = || {
+        serde_json::from_value(json!({"reply": {"toolCalls": [
+            {"name": "ls", "arguments": {}}]}}))
+    };
+    server.begin_turn(vec![calls_a_tool()?, calls_a_tool()?, calls_a_tool()?]);
+    let out = run_in(
+        &home,
+        &home.workspace(),
+        &["-p", "--max-turns", "2", "loop"],
+    )
+    .await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("clawloop: The turn stopped after 2 tool rounds"),
+        "{stderr}"
+    );
+    assert_eq!(server.requests().len(), 3);
+    Ok(())
+}
