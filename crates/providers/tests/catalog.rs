@@ -249,13 +249,13 @@ fn bad_config_is_a_clear_error_and_changes_nothing() {
         ),
         (
             json!({"openai": {"models": [{"id": "gpt-5", "contextWindow": 0}]}}),
-            "models.providers.openai.models[id = \"gpt-5\"]: invalid contextWindow: must be a \
-             positive number of tokens",
+            "models.providers.openai.models[id = \"gpt-5\"]: contextWindow: must be a positive \
+             number of tokens",
         ),
         (
             json!({"openai": {"models": [{"id": "x", "maxTokens": 0}]}}),
-            "models.providers.openai.models[id = \"x\"]: invalid maxTokens: must be a positive \
-             number of tokens",
+            "models.providers.openai.models[id = \"x\"]: maxTokens: must be a positive number \
+             of tokens",
         ),
         (
             json!({"openai": {"api": "openai-completion"}}),
@@ -268,7 +268,8 @@ fn bad_config_is_a_clear_error_and_changes_nothing() {
         ),
         (
             json!({"openai": {"baseUrl": "api.openai.com"}}),
-            "models.providers.openai: baseUrl: \"api.openai.com\" is not an http(s) URL",
+            "models.providers.openai: baseUrl: \"api.openai.com\" is not an http(s) URL: it must \
+             start with http:// or https://",
         ),
         (
             json!({"open-ai": {"apiKey": "k"}}),

@@ -39,6 +39,7 @@ pub fn main(args: DoctorArgs) -> ExitCode {
             return report.finish();
         }
     };
+    let mut config_invalid = false;
     let config = match load_config(&home) {
         Ok(config) => {
             let path = home.join(crate::config::CONFIG_FILE);
@@ -54,6 +55,7 @@ pub fn main(args: DoctorArgs) -> ExitCode {
         }
         Err(err) => {
             report.add(Status::Fail, err.to_string());
+            config_invalid = true;
             // The remaining checks still tell something with the defaults.
             Config::default()
         }
@@ -63,5 +65,10 @@ pub fn main(args: DoctorArgs) -> ExitCode {
     reach::check(&mut report, &config);
     locks::check(&mut report, &home, args.fix);
     transcripts::check(&mut report, &home, args.fix);
+    // A config every other command refuses with 2 is a usage error here too, whatever else
+    // the checks found.
+    if config_invalid {
+        return ExitCode::from(2);
+    }
     report.finish()
 }

@@ -7,6 +7,7 @@ use clawloop_core::{Api, Model, ModelCost, ToolChoice};
 use serde_json::{Map, Value};
 
 use super::builtin::builtin_provider;
+use super::check::{check_model, check_provider};
 use super::config::{ModelConfig, ModelsConfig, ProviderConfig};
 use super::error::CatalogError;
 use super::registry::ModelCatalog;
@@ -66,10 +67,7 @@ impl ModelCatalog {
                 ),
             ));
         }
-        check_api(config.api.as_ref()).map_err(|m| err(None, format!("api: {m}")))?;
-        check_base_url(config.base_url.as_deref())
-            .map_err(|m| err(None, format!("baseUrl: {m}")))?;
-        check_compat(config.compat.as_ref()).map_err(|m| err(None, format!("compat: {m}")))?;
+        check_provider(config).map_err(|(key, m)| err(None, format!("{key}: {m}")))?;
 
         let entry = self.providers.entry(provider.to_owned()).or_default();
         if let Some(key) = &config.api_key {
@@ -97,46 +95,6 @@ impl ModelCatalog {
             entry.models.insert(id.to_owned(), model);
         }
         Ok(())
-    }
-}
-
-fn check_api(api: Option<&Api>) -> Result<(), String> {
-    match api {
-        Some(Api::Other(name)) => Err(format!(
-            "unknown api {name:?}; expected one of {}",
-            Api::KNOWN
-                .iter()
-                .map(Api::as_str)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-        _ => Ok(()),
-    }
-}
-
-fn check_base_url(url: Option<&str>) -> Result<(), String> {
-    match url {
-        Some(url) if url.trim().is_empty() => Err("is empty".to_owned()),
-        Some(url) if !(url.starts_with("http://") || url.starts_with("https://")) => {
-            Err(format!("{url:?} is not an http(s) URL"))
-        }
-        _ => Ok(()),
-    }
-}
-
-fn check_compat(compat: Option<&Value>) -> Result<(), String> {
-    match compat {
-        None | Some(Value::Object(_)) => Ok(()),
-        Some(_) => Err("must be a table of flags".to_owned()),
-    }
-}
-
-fn check_positive(value: Option<u64>, key: &str) -> Result<(), String> {
-    match value {
-        Some(0) => Err(format!(
-            "invalid {key}: must be a positive number of tokens"
-        )),
-        _ => Ok(()),
     }
 }
 
@@ -168,19 +126,8 @@ fn apply_provider_settings(model: &mut Model, config: &ProviderConfig) {
 }
 
 fn validate_model(provider: &str, id: &str, config: &ModelConfig) -> Result<(), CatalogError> {
-    let err = |message: String| CatalogError::config(provider, Some(id), message);
-    check_api(config.api.as_ref()).map_err(|m| err(format!("api: {m}")))?;
-    check_base_url(config.base_url.as_deref()).map_err(|m| err(format!("baseUrl: {m}")))?;
-    check_compat(config.compat.as_ref()).map_err(|m| err(format!("compat: {m}")))?;
-    check_positive(config.context_window, "contextWindow").map_err(err)?;
-    check_positive(config.max_tokens, "maxTokens").map_err(err)?;
-    check_positive(config.context_tokens, "contextTokens").map_err(err)?;
-    if config.input.as_ref().is_some_and(Vec::is_empty) {
-        return Err(err(
-            "input: must name at least one kind (\"text\", \"image\")".to_owned(),
-        ));
-    }
-    Ok(())
+    check_model(config)
+        .map_err(|(key, m)| CatalogError::config(provider, Some(id), format!("{key}: {m}")))
 }
 
 fn apply_model_config(

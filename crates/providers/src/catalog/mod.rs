@@ -8,6 +8,7 @@
 //! API keys are resolved separately, by [`crate::api_key`].
 
 pub mod builtin;
+mod check;
 mod config;
 mod error;
 mod merge;
@@ -17,6 +18,7 @@ mod registry;
 pub use builtin::{
     BUILTIN_MODELS, BUILTIN_PROVIDERS, BuiltinModel, BuiltinProvider, builtin_provider,
 };
+pub use check::InvalidKey;
 pub use config::{ModelConfig, ModelsConfig, ProviderConfig};
 pub use error::CatalogError;
 pub use model_ref::parse_model_ref;

@@ -95,6 +95,11 @@ impl Config {
                 message: err.inner().to_string(),
             })?;
         config.validate()?;
+        // An `api` or `baseUrl` no request could use is a config error now, not a failed run.
+        config.models.check().map_err(|err| ConfigError {
+            path: err.key,
+            message: err.message,
+        })?;
         // A bad `[cliBackends.<id>]` table is reported now, naming its key, not when the
         // backend is first used.
         crate::cli_backend::CliBackendConfig::all_from_config(&config)?;
@@ -255,6 +260,14 @@ mod tests {
             (
                 json!({"agents": {"defaults": {"blockStreaming": {"minChars": 10, "maxChars": 5}}}}),
                 "agents.defaults.blockStreaming.minChars",
+            ),
+            (
+                json!({"models": {"providers": {"acme": {"api": "openai"}}}}),
+                "models.providers.acme.api",
+            ),
+            (
+                json!({"models": {"providers": {"acme": {"models": [{"id": "m", "baseUrl": "ftp://x"}]}}}}),
+                "models.providers.acme.models[0].baseUrl",
             ),
         ];
         for (value, path) in rows {
