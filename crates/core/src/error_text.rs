@@ -173,6 +173,36 @@ pub const UNREACHABLE_TEXT: &str =
 /// Transport copy: generic network error.
 pub const NETWORK_ERROR_TEXT: &str = "LLM request failed: network connection error.";
 
+/// `copy` naming the URL the raw transport error names (the providers crate puts the request
+/// URL there), so a user sees which of their endpoints failed: in place of "the provider
+/// endpoint", else after the copy. The query, fragment and user info are dropped again here,
+/// since the raw text may come from elsewhere and they may hold a key.
+fn name_endpoint(copy: &str, raw: &str) -> String {
+    let Some(url) = endpoint_in(raw) else {
+        return copy.to_owned();
+    };
+    if copy.contains("the provider endpoint") {
+        copy.replace("the provider endpoint", url)
+    } else {
+        format!("{} ({url}).", copy.trim_end_matches('.'))
+    }
+}
+
+/// The first `http(s)://` URL in `raw`, up to its query, fragment or a delimiter, when it has
+/// no user info.
+fn endpoint_in(raw: &str) -> Option<&str> {
+    let start = raw.find("http://").or_else(|| raw.find("https://"))?;
+    let rest = &raw[start..];
+    let end = rest
+        .find(|c: char| {
+            c.is_whitespace() || matches!(c, '?' | '#' | ')' | '(' | ',' | '"' | '\'' | '>')
+        })
+        .unwrap_or(rest.len());
+    let url = rest[..end].trim_end_matches([':', '.', ';']);
+    let authority = url.split("://").nth(1)?.split('/').next()?;
+    (!authority.is_empty() && !authority.contains('@')).then_some(url)
+}
+
 /// Longest provider rate-limit line shown verbatim.
 const MAX_PROVIDER_RATE_LIMIT_CHARS: usize = 300;
 
@@ -384,7 +414,7 @@ pub fn format_assistant_error_text(
         return Some(copy);
     }
     if let Some(copy) = format_transport_error_copy(raw) {
-        return fixed(copy);
+        return Some(name_endpoint(copy, raw));
     }
     if is_timeout_error_message(raw) {
         return fixed(TIMEOUT_TEXT);
@@ -783,6 +813,35 @@ mod tests {
                 None,
                 None,
                 Some("LLM request failed: DNS lookup for the provider endpoint failed."),
+            ),
+            // clawloop: the providers crate names the request URL, and the copy names it too.
+            (
+                "Connection error: error sending request for url (http://127.0.0.1:1/v1/chat/completions): client error (Connect): tcp connect error: Connection refused (os error 111)",
+                None,
+                None,
+                Some(
+                    "LLM request failed: connection refused by http://127.0.0.1:1/v1/chat/completions.",
+                ),
+            ),
+            (
+                "Connection error: error sending request for url (https://nope.invalid/v1?key=sk-1): dns error: failed to lookup address information",
+                None,
+                None,
+                Some("LLM request failed: DNS lookup for https://nope.invalid/v1 failed."),
+            ),
+            (
+                "Error reading the response stream: connection reset by https://h.example/v1/responses",
+                None,
+                None,
+                Some(
+                    "LLM request failed: network connection was interrupted (https://h.example/v1/responses).",
+                ),
+            ),
+            (
+                "connection refused by https://user:pw@h.example/v1",
+                None,
+                None,
+                Some("LLM request failed: connection refused by the provider endpoint."),
             ),
         ];
         let texts: Vec<Option<String>> = rows

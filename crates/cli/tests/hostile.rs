@@ -1,0 +1,182 @@
+//! The real `clawloop` binary against hostile input: configs no request could use, endpoints
+//! that refuse connections, models that send huge tool-call arguments, and tools that print
+//! hundreds of megabytes.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use pretty_assertions::assert_eq;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+/// A temporary clawloop home and workspace.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn with_config(config: &str) -> Result<Home, Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        std::fs::create_dir_all(dir.path().join("home"))?;
+        std::fs::create_dir_all(dir.path().join("workspace"))?;
+        std::fs::write(dir.path().join("home").join("config.toml"), config)?;
+        Ok(Home { dir })
+    }
+
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    fn workspace(&self) -> PathBuf {
+        self.dir.path().join("workspace")
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_clawloop"));
+        command
+            .args(args)
+            .env("CLAWLOOP_HOME", self.home())
+            .env("NO_COLOR", "1")
+            .current_dir(self.workspace())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for name in [
+            "CLAWLOOP_CONFIG",
+            "CLAWLOOP_MODEL",
+            "CLAWLOOP_THINKING",
+            "CLAWLOOP_TIMEOUT",
+            "CLAWLOOP_LOG",
+        ] {
+            command.env_remove(name);
+        }
+        command
+    }
+
+    /// Runs off the async runtime, so a scripted server keeps answering meanwhile.
+    async fn run(&self, args: &[&str]) -> std::io::Result<Output> {
+        let mut command = self.command(args);
+        tokio::task::spawn_blocking(move || command.output())
+            .await
+            .map_err(std::io::Error::other)?
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A config whose only provider `acme` has `api` and `baseUrl` as given.
+fn provider_config(api: &str, base_url: &str) -> String {
+    format!(
+        r#"[agents.defaults.model]
+primary = "acme/m1"
+
+[agents.defaults.retry]
+transientHttpRetryDelayMs = 0
+
+[models.providers.acme]
+api = "{api}"
+baseUrl = "{base_url}"
+apiKey = "sk-test"
+models = [{{ id = "m1", contextWindow = 128000, maxTokens = 4096 }}]
+"#
+    )
+}
+
+fn config_file(home: &Home) -> String {
+    home.home().join("config.toml").display().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unusable_api_or_base_url_is_a_config_error_in_every_command() -> TestResult {
+    let rows = [
+        (
+            "openai",
+            "http://127.0.0.1:9/v1",
+            "models.providers.acme.api",
+            "unknown api \"openai\"; expected one of openai-completions, openai-responses, anthropic-messages, google-generative-ai, ollama",
+        ),
+        (
+            "openai-completions",
+            "not a url",
+            "models.providers.acme.baseUrl",
+            "\"not a url\" is not an http(s) URL: it must start with http:// or https://",
+        ),
+        (
+            "openai-completions",
+            "ftp://x",
+            "models.providers.acme.baseUrl",
+            "\"ftp://x\" is not an http(s) URL: it must start with http:// or https://",
+        ),
+        (
+            "openai-completions",
+            "http://",
+            "models.providers.acme.baseUrl",
+            "\"http://\" is not a valid URL: empty host",
+        ),
+    ];
+    for (api, base_url, key, why) in rows {
+        let home = Home::with_config(&provider_config(api, base_url))?;
+        let expected = format!("{}: key `{key}`: {why}", config_file(&home));
+        for args in [
+            &["run", "--print", "hi"][..],
+            &["config", "show"][..],
+            &["doctor"][..],
+        ] {
+            let out = home.run(args).await?;
+            let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+            assert_eq!(out.status.code(), Some(2), "{args:?} {base_url}: {all}");
+            assert!(all.contains(&expected), "{args:?}: {all}");
+            assert!(!all.contains("panicked"), "{all}");
+        }
+        assert!(
+            !home.home().join("agents").exists(),
+            "no session for a refused config"
+        );
+    }
+    Ok(())
+}
+
+/// Every file under `dir`, concatenated (the transcripts and logs a run left).
+fn all_files(dir: &std::path::Path) -> String {
+    let mut out = String::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.push_str(&all_files(&path));
+        } else if let Ok(bytes) = std::fs::read(&path) {
+            out.push_str(&text(&bytes));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_connection_names_the_endpoint_and_no_secret() -> TestResult {
+    for base_url in [
+        "http://127.0.0.1:1/v1",
+        "http://127.0.0.1:1/v1?token=sk-query",
+    ] {
+        let home = Home::with_config(&provider_config("openai-completions", base_url))?;
+        let out = home.run(&["run", "--print", "hi"]).await?;
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("connection refused by http://127.0.0.1:1/v1"),
+            "{stderr}"
+        );
+        let left = format!(
+            "{stderr}{}{}",
+            all_files(&home.home().join("agents")),
+            all_files(&home.home().join("logs"))
+        );
+        assert!(left.contains("http://127.0.0.1:1/v1"), "{left}");
+        assert!(!left.contains("sk-query"), "{left}");
+        assert!(!left.contains("sk-test"), "{left}");
+    }
+    Ok(())
+}
