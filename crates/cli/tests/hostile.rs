@@ -180,3 +180,77 @@ async fn a_refused_connection_names_the_endpoint_and_no_secret() -> TestResult {
     }
     Ok(())
 }
+
+/// The largest peak RSS, in MiB, of any child this test process reaped so far.
+fn children_peak_rss_mib() -> Result<i64, nix::Error> {
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)?;
+    // Linux reports ru_maxrss in KiB.
+    Ok(usage.max_rss() / 1024)
+}
+
+/// An OpenAI chat-completions SSE body: one `read` call whose arguments are `payload_mib`
+/// MiB, streamed in 64 KiB deltas as a runaway model would. (`read`, not `write`: how a
+/// failed write is reported is another matter than the bound.)
+fn huge_tool_call_stream(payload_mib: usize) -> String {
+    let frame = |delta: serde_json::Value| {
+        format!(
+            "data: {}\n\n",
+            serde_json::json!({"id": "c", "object": "chat.completion.chunk", "choices": [delta]})
+        )
+    };
+    let call = |arguments: &str| {
+        serde_json::json!({"index": 0, "delta": {"tool_calls": [
+            {"index": 0, "function": {"arguments": arguments}}]}})
+    };
+    let mut body = frame(serde_json::json!({"index": 0, "delta": {"tool_calls": [
+        {"index": 0, "id": "call_big", "type": "function",
+         "function": {"name": "read", "arguments": "{\"path\":\"big.txt\",\"content\":\""}}]}}));
+    let chunk = "x".repeat(64 * 1024);
+    for _ in 0..payload_mib * 16 {
+        body.push_str(&frame(call(&chunk)));
+    }
+    body.push_str(&frame(call("\"}")));
+    body.push_str(&frame(
+        serde_json::json!({"index": 0, "delta": {}, "finish_reason": "tool_calls"}),
+    ));
+    body.push_str("data: [DONE]\n\n");
+    body
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn huge_tool_call_arguments_become_a_tool_error_in_bounded_memory() -> TestResult {
+    use clawloop_providers::scripted_server::ProviderScriptServer;
+    let server = ProviderScriptServer::start().await?;
+    let base_url = format!("{}/v1", server.provider_url("acme"));
+    let home = Home::with_config(&provider_config("openai-completions", &base_url))?;
+    server.begin_turn(vec![
+        serde_json::from_value(serde_json::json!({"reply": {
+            "raw": huge_tool_call_stream(50), "contentType": "text/event-stream"}}))?,
+        serde_json::from_value(serde_json::json!({
+            "expectRequest": {"bodyContains": ["tool call arguments exceed 4194304 bytes"]},
+            "reply": {"text": "I will write it in parts."}}))?,
+    ]);
+    std::fs::write(home.workspace().join("big.txt"), "never read")?;
+    let out = home.run(&["run", "--print", "read the file"]).await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "I will write it in parts.\n".to_owned()),
+        "{stderr}"
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    let transcript = all_files(&home.home().join("agents"));
+    assert!(!transcript.contains("never read"), "the call never ran");
+    assert!(
+        transcript.contains("\"isError\":true")
+            && transcript.contains("tool call arguments exceed 4194304 bytes (52428831 received)"),
+        "{}",
+        &transcript[..transcript.len().min(4000)]
+    );
+    let peak = children_peak_rss_mib()?;
+    assert!(
+        peak < 150,
+        "peak RSS {peak} MiB for a 50 MiB argument stream"
+    );
+    Ok(())
+}

@@ -138,6 +138,10 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
+    /// The `extra` key of a call whose arguments the decoder refused to read (too large): its
+    /// value is the reason, which becomes the call's error result; the call never runs.
+    pub const ARGUMENTS_ERROR_KEY: &'static str = "argumentsError";
+
     /// A tool call with the given id, name and arguments.
     pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
         ToolCall {
@@ -147,6 +151,21 @@ impl ToolCall {
             thought_signature: None,
             extra: JsonObject::new(),
         }
+    }
+
+    /// A call whose arguments were refused for `reason`: empty arguments, and the reason
+    /// kept under [`ARGUMENTS_ERROR_KEY`](Self::ARGUMENTS_ERROR_KEY) (so the transcript says
+    /// why the call failed).
+    pub fn refused(id: impl Into<String>, name: impl Into<String>, reason: String) -> Self {
+        let mut call = ToolCall::new(id, name, Value::Object(Map::new()));
+        call.extra
+            .insert(Self::ARGUMENTS_ERROR_KEY.to_owned(), Value::String(reason));
+        call
+    }
+
+    /// Why the arguments were refused, if they were.
+    pub fn arguments_error(&self) -> Option<&str> {
+        self.extra.get(Self::ARGUMENTS_ERROR_KEY)?.as_str()
     }
 }
 

@@ -8,6 +8,8 @@ use std::collections::HashSet;
 use clawloop_core::AssistantMessageEvent as Event;
 use serde_json::{Map, Value};
 
+use crate::tool_arguments::{refusal, too_large};
+
 /// The call's arguments as an object: an object as it is, a JSON string parsed leniently,
 /// anything else (absent, a non-object, unparsable text) as `{}`.
 pub(crate) fn object_arguments(raw: Option<Value>) -> Value {
@@ -37,30 +39,37 @@ pub(crate) fn unique_id(
     id
 }
 
-/// The three events of a whole call at `content_index`.
+/// The events of a whole call at `content_index`: start, the arguments as one delta, end.
+/// Arguments past [`MAX_TOOL_CALL_ARGUMENT_BYTES`](crate::MAX_TOOL_CALL_ARGUMENT_BYTES) are
+/// not forwarded: the call ends refused, without a delta.
 pub(crate) fn whole_tool_call_events(
     content_index: usize,
     id: String,
     name: String,
     arguments: Value,
     thought_signature: Option<String>,
-) -> [Event; 3] {
+) -> Vec<Event> {
     let start = Event::ToolcallStart {
         content_index,
         id: id.clone(),
         tool_name: name.clone(),
     };
-    let delta = Event::ToolcallDelta {
-        content_index,
-        delta: arguments.to_string(),
+    let text = arguments.to_string();
+    let (delta, mut tool_call) = if too_large(text.len()) {
+        (None, ToolCall::refused(id, name, refusal(text.len())))
+    } else {
+        let delta = Event::ToolcallDelta {
+            content_index,
+            delta: text,
+        };
+        (Some(delta), ToolCall::new(id, name, arguments))
     };
-    let mut tool_call = ToolCall::new(id, name, arguments);
     tool_call.thought_signature = thought_signature;
     let end = Event::ToolcallEnd {
         content_index,
         tool_call: Some(tool_call),
     };
-    [start, delta, end]
+    std::iter::once(start).chain(delta).chain([end]).collect()
 }
 
 #[cfg(test)]
@@ -92,9 +101,38 @@ mod tests {
     }
 
     #[test]
+    fn a_whole_call_past_the_bound_is_refused_without_a_delta() {
+        let big = "x".repeat(crate::MAX_TOOL_CALL_ARGUMENT_BYTES);
+        let events = whole_tool_call_events(
+            0,
+            "c1".into(),
+            "write".into(),
+            json!({"content": big}),
+            None,
+        );
+        let size = crate::MAX_TOOL_CALL_ARGUMENT_BYTES + 14;
+        assert_eq!(
+            events,
+            [
+                Event::ToolcallStart {
+                    content_index: 0,
+                    id: "c1".into(),
+                    tool_name: "write".into(),
+                },
+                Event::ToolcallEnd {
+                    content_index: 0,
+                    tool_call: Some(ToolCall::refused("c1", "write", refusal(size))),
+                }
+            ]
+        );
+    }
+
+    #[test]
     fn a_whole_call_is_start_delta_end() {
-        let [start, delta, end] =
+        let events =
             whole_tool_call_events(2, "c1".into(), "read".into(), json!({"path": "a"}), None);
+        let [start, delta, end] =
+            <[Event; 3]>::try_from(events).unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(
             start,
             Event::ToolcallStart {

@@ -150,3 +150,59 @@ async fn stream_errors_and_error_statuses_in_every_api() {
     }
     assert!(server.end_turn().is_clean());
 }
+
+#[tokio::test]
+async fn tool_call_arguments_past_the_bound_are_refused_by_every_api() {
+    use clawloop_core::AssistantMessageEvent;
+    let server = ProviderScriptServer::start().await.unwrap();
+    let big = "x".repeat(clawloop_providers::MAX_TOOL_CALL_ARGUMENT_BYTES);
+    let mut script = Vec::new();
+    for (provider, api, id, _) in &APIS {
+        script.push(exchange(json!({
+            "expectRequest": {"provider": provider, "api": api.as_str(), "model": id},
+            "reply": {"toolCalls": [
+                {"id": "call_1", "name": "write", "arguments": {"content": big}},
+                {"id": "call_2", "name": "read", "arguments": {"path": "a.txt"}}
+            ]}
+        })));
+    }
+    server.begin_turn(script);
+    for (provider, api, id, suffix) in &APIS {
+        let options = StreamOptions {
+            api_key: Some(format!("key-{provider}")),
+            ..StreamOptions::default()
+        };
+        let (events, _) = stream(api, &model(&server, provider, api, id, suffix), options);
+        let events = collect_events(events).await;
+        let forwarded: usize = events
+            .iter()
+            .map(|e| match e {
+                AssistantMessageEvent::ToolcallDelta { delta, .. } => delta.len(),
+                _ => 0,
+            })
+            .sum();
+        assert!(
+            forwarded < 1024,
+            "{api}: {forwarded} argument bytes forwarded"
+        );
+        let message = events.last().unwrap().final_message().unwrap();
+        let calls: Vec<_> = message
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolCall(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls.len(), 2, "{api}: {message:?}");
+        let error = calls[0].arguments_error().unwrap_or_default();
+        assert!(
+            error.starts_with("tool call arguments exceed 4194304 bytes ("),
+            "{api}: {error}"
+        );
+        assert_eq!(calls[0].arguments, json!({}), "{api}");
+        assert_eq!(calls[1].arguments, json!({"path": "a.txt"}), "{api}");
+        assert_eq!(calls[1].arguments_error(), None, "{api}");
+    }
+    assert!(server.end_turn().is_clean());
+}

@@ -241,6 +241,9 @@ impl ToolExecutor {
 
     /// Looks the tool up, validates the arguments and asks `before_tool_call`.
     async fn prepare(&self, call: &ToolCall, cancel: &CancellationToken) -> Preparation {
+        if let Some(reason) = call.arguments_error() {
+            return Preparation::Immediate(error_result(reason.to_owned()));
+        }
         let Some(tool) = self.registry.get(&call.name).cloned() else {
             return Preparation::Immediate(error_result(format!("Tool {} not found", call.name)));
         };

@@ -289,6 +289,27 @@ async fn immediate_failures_are_finalized_before_executed_results_in_parallel_mo
 }
 
 #[tokio::test]
+async fn a_call_with_refused_arguments_is_an_error_and_never_runs() {
+    let ran = Arc::new(AtomicUsize::new(0));
+    let count = ran.clone();
+    let exec = executor(vec![fake("probe", move |_a, _c, _u| {
+        count.fetch_add(1, Ordering::SeqCst);
+        async { Ok(ToolResult::text("ran")) }
+    })]);
+    let reason = "tool call arguments exceed 4194304 bytes".to_owned();
+    let calls = [
+        ToolCall::refused("c1", "probe", reason.clone()),
+        call("c2", "probe", json!({})),
+    ];
+    let outcome = run(&exec, &calls, &Recorder::default()).await;
+    assert_eq!(
+        summary(&outcome.results),
+        owned(&[("c1", true, &reason), ("c2", false, "ran")])
+    );
+    assert_eq!(ran.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
 async fn arguments_reach_the_tool_coerced() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();

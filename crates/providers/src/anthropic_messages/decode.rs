@@ -23,6 +23,7 @@ use super::error::stream_error_message;
 use super::stop_reason::map_stop_reason;
 use super::usage::WireUsage;
 use crate::surrogates::HalfJoiner;
+use crate::tool_arguments::{ToolArguments, refusal, too_large};
 
 type Event = AssistantMessageEvent;
 
@@ -134,7 +135,7 @@ enum SlotKind {
     Tool {
         id: String,
         name: String,
-        json: String,
+        json: ToolArguments,
         /// `input` of the start event, used when no fragment follows (proxies that send the
         /// whole input up front).
         start_input: Option<Value>,
@@ -439,7 +440,7 @@ impl EventDecoder {
                 SlotKind::Tool {
                     id,
                     name,
-                    json: String::new(),
+                    json: ToolArguments::default(),
                     start_input: block.input,
                 }
             }
@@ -500,7 +501,9 @@ impl EventDecoder {
                 delta,
             },
             SlotKind::Tool { json, .. } => {
-                json.push_str(&delta);
+                if !json.push(&delta) {
+                    return;
+                }
                 Event::ToolcallDelta {
                     content_index,
                     delta,
@@ -566,13 +569,21 @@ impl EventDecoder {
                 json,
                 start_input,
             } => {
-                let arguments = match start_input {
-                    Some(input @ Value::Object(_)) if json.trim().is_empty() => input,
-                    _ => parse_arguments(&json),
+                let call = match start_input {
+                    // The whole input on the start block (normally `{}`) has the same bound.
+                    Some(input @ Value::Object(_)) if json.as_str().trim().is_empty() => {
+                        let size = input.to_string().len();
+                        if too_large(size) {
+                            ToolCall::refused(id, name, refusal(size))
+                        } else {
+                            json.call(id, name, |_| input)
+                        }
+                    }
+                    _ => json.call(id, name, parse_arguments),
                 };
                 Event::ToolcallEnd {
                     content_index,
-                    tool_call: Some(ToolCall::new(id, name, arguments)),
+                    tool_call: Some(call),
                 }
             }
         };

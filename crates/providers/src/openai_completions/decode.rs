@@ -4,7 +4,6 @@
 //! benchmarks. Every event it emits is applied to an [`AssistantMessageBuilder`], which owns
 //! the message and produces the terminal event.
 
-use clawloop_core::message::ToolCall;
 use clawloop_core::stream_event::{STREAM_ENDED_BEFORE_COMPLETION, parse_streaming_json};
 use clawloop_core::{
     AssistantMessage, AssistantMessageBuilder, AssistantMessageEvent, ModelCost, StopReason,
@@ -16,6 +15,7 @@ use serde_json::{Map, Value};
 
 use super::usage::WireUsage;
 use crate::surrogates::HalfJoiner;
+use crate::tool_arguments::ToolArguments;
 use crate::transport::json_error_message;
 
 type Event = AssistantMessageEvent;
@@ -123,7 +123,7 @@ struct ToolSlot {
     content_index: usize,
     id: String,
     name: String,
-    arguments: String,
+    arguments: ToolArguments,
     closed: bool,
 }
 
@@ -366,7 +366,7 @@ impl ChunkDecoder {
                     content_index,
                     id,
                     name,
-                    arguments: String::new(),
+                    arguments: ToolArguments::default(),
                     closed: false,
                 });
                 self.open = Some(Open::Tool(slot));
@@ -392,8 +392,7 @@ impl ChunkDecoder {
             Some(other) => other.to_string(),
         };
         let fragment = self.halves.text(content_index, fragment);
-        if !fragment.is_empty() {
-            self.tools[slot].arguments.push_str(&fragment);
+        if !fragment.is_empty() && self.tools[slot].arguments.push(&fragment) {
             self.emit(
                 Event::ToolcallDelta {
                     content_index,
@@ -448,11 +447,9 @@ impl ChunkDecoder {
             Some(Open::Tool(slot)) => {
                 let tool = &mut self.tools[slot];
                 tool.closed = true;
-                let call = ToolCall::new(
-                    tool.id.clone(),
-                    tool.name.clone(),
-                    parse_arguments(&tool.arguments),
-                );
+                let call = tool
+                    .arguments
+                    .call(tool.id.clone(), tool.name.clone(), parse_arguments);
                 let content_index = tool.content_index;
                 self.emit(
                     Event::ToolcallEnd {
@@ -489,8 +486,10 @@ impl ChunkDecoder {
                 delta,
             },
         };
-        if let Some(slot) = tool {
-            self.tools[slot].arguments.push_str(replacement);
+        if let Some(slot) = tool
+            && !self.tools[slot].arguments.push(replacement)
+        {
+            return;
         }
         self.emit(event, out);
     }

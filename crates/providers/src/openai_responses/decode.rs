@@ -9,7 +9,7 @@
 //! last" (pi's only rule), so interleaved parallel items also land in the right block. Items pi
 //! does not know (`web_search_call`, …) are skipped.
 
-use clawloop_core::message::{ContentBlock, ToolCall};
+use clawloop_core::message::ContentBlock;
 use clawloop_core::stream_event::{STREAM_ENDED_BEFORE_COMPLETION, parse_streaming_json};
 use clawloop_core::{
     AssistantMessage, AssistantMessageBuilder, AssistantMessageEvent, ModelCost, StopReason,
@@ -23,6 +23,7 @@ use super::stream_error::{error_event_message, error_frame_message, failed_respo
 use super::text_signature::TextSignature;
 use super::usage::WireUsage;
 use crate::surrogates::HalfJoiner;
+use crate::tool_arguments::ToolArguments;
 use crate::transport::json_error_message;
 
 type Event = AssistantMessageEvent;
@@ -124,7 +125,7 @@ struct Slot {
     /// Function call: `call_id`, name and the arguments JSON received so far.
     call_id: String,
     name: String,
-    arguments: String,
+    arguments: ToolArguments,
 }
 
 /// How the response ended, once its terminal lifecycle event arrived.
@@ -270,8 +271,7 @@ impl ResponsesDecoder {
                 {
                     let content_index = self.slots[slot].content_index;
                     let delta = self.halves.text(content_index, delta.to_owned());
-                    if !delta.is_empty() {
-                        self.slots[slot].arguments.push_str(&delta);
+                    if !delta.is_empty() && self.slots[slot].arguments.push(&delta) {
                         self.emit(
                             Event::ToolcallDelta {
                                 content_index,
@@ -287,7 +287,7 @@ impl ResponsesDecoder {
                     && let Some(Value::String(mut arguments)) = wire.arguments
                 {
                     self.halves.clean(&mut arguments);
-                    self.slots[slot].arguments = arguments;
+                    self.slots[slot].arguments.set(arguments);
                 }
             }
             "response.completed" | "response.incomplete" | "response.done" => {
@@ -396,7 +396,9 @@ impl ResponsesDecoder {
                 delta,
             },
             Kind::FunctionCall => {
-                self.slots[slot].arguments.push_str(replacement);
+                if !self.slots[slot].arguments.push(replacement) {
+                    return;
+                }
                 Event::ToolcallDelta {
                     content_index,
                     delta,
@@ -449,7 +451,7 @@ impl ResponsesDecoder {
             parts: 0,
             call_id: String::new(),
             name: String::new(),
-            arguments: String::new(),
+            arguments: ToolArguments::default(),
         };
         let event = match kind {
             Kind::Reasoning => Event::ThinkingStart { content_index },
@@ -458,7 +460,10 @@ impl ResponsesDecoder {
                 text("call_id").clone_into(&mut slot.call_id);
                 text("name").clone_into(&mut slot.name);
                 // Some servers send the whole arguments with the added item.
-                text("arguments").clone_into(&mut slot.arguments);
+                let whole = text("arguments");
+                if !whole.is_empty() {
+                    slot.arguments.set(whole.to_owned());
+                }
                 Event::ToolcallStart {
                     content_index,
                     id: call_block_id(&slot.call_id, slot.item_id.as_deref()),
@@ -530,19 +535,19 @@ impl ResponsesDecoder {
             }
             Kind::FunctionCall => {
                 let field = |key: &str| item.get(key).and_then(Value::as_str);
-                let s = &self.slots[slot];
-                let arguments = if s.arguments.is_empty() {
-                    field("arguments").unwrap_or("{}")
-                } else {
-                    s.arguments.as_str()
-                };
-                let call = ToolCall::new(
+                let s = &mut self.slots[slot];
+                if s.arguments.is_empty()
+                    && let Some(whole) = field("arguments")
+                {
+                    s.arguments.set(whole.to_owned());
+                }
+                let call = s.arguments.call(
                     call_block_id(
                         field("call_id").unwrap_or(&s.call_id),
                         field("id").or(s.item_id.as_deref()),
                     ),
                     field("name").unwrap_or(&s.name),
-                    parse_arguments(arguments),
+                    parse_arguments,
                 );
                 Event::ToolcallEnd {
                     content_index,
@@ -614,10 +619,10 @@ impl ResponsesDecoder {
                     let s = &self.slots[slot];
                     Event::ToolcallEnd {
                         content_index,
-                        tool_call: Some(ToolCall::new(
+                        tool_call: Some(s.arguments.call(
                             call_block_id(&s.call_id, s.item_id.as_deref()),
                             s.name.clone(),
-                            parse_arguments(&s.arguments),
+                            parse_arguments,
                         )),
                     }
                 }
@@ -717,7 +722,7 @@ fn parse_arguments(text: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clawloop_core::message::{TextContent, ThinkingContent};
+    use clawloop_core::message::{TextContent, ThinkingContent, ToolCall};
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
