@@ -205,3 +205,84 @@ async fn the_spinner_moves_while_a_tool_runs() -> TestResult {
     assert_eq!(server.end_turn().problems(), Vec::<String>::new());
     Ok(())
 }
+
+/// A Chat Completions stream whose message has two text blocks with reasoning between them
+/// (pi's decoder starts a new text block after a thinking block).
+fn two_text_blocks() -> Result<ScriptedExchange, serde_json::Error> {
+    let chunk = |delta: Value, finish: Value| {
+        let chunk = json!({"id": "c", "object": "chat.completion.chunk", "created": 0,
+            "model": "m1", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        format!("data: {chunk}\n\n")
+    };
+    let raw = [
+        chunk(
+            json!({"role": "assistant", "content": "First block."}),
+            Value::Null,
+        ),
+        chunk(json!({"reasoning_content": "Now the second."}), Value::Null),
+        chunk(json!({"content": "Second "}), Value::Null),
+        chunk(json!({"content": "block."}), Value::Null),
+        chunk(json!({}), json!("stop")),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+    .concat();
+    exchange(json!({"raw": raw}))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn print_writes_each_text_block_on_its_own_line() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(vec![two_text_blocks()?]);
+    let out = piped(&home, &["--print", "two blocks"]).await?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        String::from_utf8(out.stdout)?,
+        "First block.\nSecond block.\n"
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+
+    // The streamed answer shows the blocks the same way.
+    server.begin_turn(vec![two_text_blocks()?]);
+    let out = piped(&home, &["two blocks"]).await?;
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stdout)?,
+        "First block.\nSecond block.\n"
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_silent_reply_split_across_deltas_never_reaches_the_terminal() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    // The second piece comes a second later: `NO_` alone would be on screen by then.
+    server.begin_turn(vec![exchange(json!({
+        "textChunks": ["NO_", "REPLY"], "stallAfterChunks": 1, "stallMs": 1000}))?]);
+    let (status, output) = spawn(&home, "say nothing")?.finish()?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    assert!(!output.contains("NO_"), "{output:?}");
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+
+    server.begin_turn(vec![exchange(json!({"textChunks": ["NO", "_REPLY"]}))?]);
+    let out = piped(&home, &["--print", "say nothing"]).await?;
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8(out.stdout)?, "");
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+
+    // A message that only starts like the token is shown whole, the last piece included.
+    server.begin_turn(vec![exchange(
+        json!({"textChunks": ["No", " problem, ", "NO"]}),
+    )?]);
+    let (status, output) = spawn(&home, "say something")?.finish()?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    assert!(output.contains("No problem, NO\r\n"), "{output:?}");
+    server.begin_turn(vec![exchange(json!({"textChunks": ["N", "O"]}))?]);
+    let out = piped(&home, &["--print", "say no"]).await?;
+    assert_eq!(String::from_utf8(out.stdout)?, "NO\n");
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}

@@ -15,13 +15,13 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use anstyle::{AnsiColor, Style};
-use clawloop_core::AgentEvent;
+use clawloop_core::{AgentEvent, AssistantMessageEvent};
 use clawloop_runner::attempt::SharedReplySink;
 use clawloop_session::SessionHeader;
-use clawloop_subscribe::{SubscriptionEvent, SubscriptionSink};
+use clawloop_subscribe::{SubscriptionEvent, SubscriptionSink, extract_assistant_text};
 
 use json::JsonEvents;
-use stream::StreamedText;
+use stream::{StreamedText, is_silent};
 use summary::{TurnStats, summary_line};
 use term::Term;
 use tool_line::{PathLabels, tool_end_line, tool_start_line};
@@ -154,8 +154,34 @@ impl Renderer {
     fn on_event(&self, state: &mut ViewState, event: &AgentEvent) {
         match self.mode {
             OutputMode::Json => state.json.write(&self.term, event),
-            OutputMode::Print => {}
-            OutputMode::Blocks => self.show_event(state, event),
+            OutputMode::Print => self.follow_text(state, event),
+            OutputMode::Blocks => {
+                self.follow_text(state, event);
+                self.show_event(state, event);
+            }
+        }
+    }
+
+    /// What the text stream needs of the events: where text blocks start, and whether a
+    /// message whose start was held back turned out silent.
+    fn follow_text(&self, state: &mut ViewState, event: &AgentEvent) {
+        match event {
+            AgentEvent::MessageUpdate {
+                assistant_message_event: AssistantMessageEvent::TextStart { .. },
+                ..
+            } => state.stream.start_block(),
+            AgentEvent::MessageEnd { message } if state.stream.holds() => {
+                let silent = message
+                    .as_assistant()
+                    .is_some_and(|assistant| is_silent(&extract_assistant_text(assistant)));
+                if let Some(held) = state.stream.end_message(silent)
+                    && self.mode == OutputMode::Blocks
+                {
+                    self.term.stop_spin();
+                    self.term.out_text(&held);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -247,11 +273,9 @@ impl TurnView {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The agent event sink: tool lines and the spinner, or the JSON lines.
+    /// The agent event sink: tool lines and the spinner, or the JSON lines; where text blocks
+    /// start and messages end for the text stream.
     pub fn events(&self) -> Option<Arc<dyn Fn(AgentEvent) + Send + Sync>> {
-        if self.renderer.mode == OutputMode::Print {
-            return None;
-        }
         let view = self.clone();
         Some(Arc::new(move |event: AgentEvent| {
             let mut state = view.lock();
@@ -306,10 +330,10 @@ impl SubscriptionSink for TurnView {
             return;
         }
         let mut state = self.lock();
-        state.stream.push(delta);
-        if self.renderer.mode == OutputMode::Blocks {
+        let shown = state.stream.push(delta);
+        if self.renderer.mode == OutputMode::Blocks && !shown.is_empty() {
             self.renderer.term.stop_spin();
-            self.renderer.term.out_text(delta);
+            self.renderer.term.out_text(&shown);
         }
     }
 }
