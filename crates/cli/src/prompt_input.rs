@@ -52,7 +52,8 @@ pub fn sort_args(args: &[String]) -> PromptArgs<'_> {
 /// terminal; required when there are no words), the files, the words.
 pub fn prompt_input(args: &[String], workspace: &Path) -> Result<PromptInput, String> {
     let sorted = sort_args(args);
-    let stdin = read_stdin(sorted.words.is_none())?;
+    // Files alone are a prompt, as `pi @notes.md` is.
+    let stdin = read_stdin(sorted.words.is_none() && sorted.files.is_empty())?;
     let mut input = PromptInput::default();
     if !stdin.trim().is_empty() {
         input.text.push_str(&stdin);

@@ -310,6 +310,24 @@ async fn at_file_arguments_inline_text_and_attach_images() -> TestResult {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_file_alone_is_the_prompt_on_a_terminal() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    std::fs::write(home.workspace().join("task.md"), "rename foo to bar")?;
+    server.begin_turn(vec![serde_json::from_value(json!({
+        "expectRequest": {"bodyContains": ["rename foo to bar"]},
+        "reply": {"text": "Renamed."}}))?]);
+    let mut command = run_command(&home, &home.workspace(), &["-p", "@task.md"]);
+    command.env("TERM", "xterm-256color");
+    let mut pty = Pty::spawn(&mut command)?;
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(0), "{output}");
+    assert!(output.contains("Renamed."), "{output}");
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn piped_stdin_comes_before_the_prompt() -> TestResult {
     let server = ProviderScriptServer::start().await?;
     let home = Home::new(&server)?;
