@@ -203,11 +203,7 @@ pub fn keyed_providers(
     config: &Config,
     agent_dir: &std::path::Path,
 ) -> Vec<String> {
-    let keys = KeyCheck::new(config, agent_dir).unwrap_or_else(|_| KeyCheck {
-        config,
-        profiles: clawloop_core::auth_store::AuthProfiles::default(),
-        now_ms: 0.0,
-    });
+    let keys = KeyCheck::lenient(config, agent_dir);
     catalog
         .providers()
         .filter(|provider| {
@@ -218,6 +214,23 @@ pub fn keyed_providers(
         })
         .map(str::to_owned)
         .collect()
+}
+
+/// Whether a turn of `provider` would find no credential at all (a keyless provider, a CLI
+/// backend or a `!command` key never lacks one here).
+pub fn lacks_key(config: &Config, agent_dir: &std::path::Path, provider: &str) -> bool {
+    if matches!(
+        clawloop_runner::cli_backend::cli_backend_for_provider(config, provider),
+        Ok(Some(_))
+    ) {
+        return false;
+    }
+    let spec = config
+        .models
+        .providers
+        .get(provider)
+        .and_then(|p| p.api_key.as_deref());
+    KeyCheck::lenient(config, agent_dir).state(provider, spec) == KeyState::No
 }
 
 /// Where credentials come from, in the runner's order: auth profiles, then the config's
@@ -242,6 +255,15 @@ impl<'a> KeyCheck<'a> {
             config,
             profiles: snapshot.profiles,
             now_ms,
+        })
+    }
+
+    /// As [`KeyCheck::new`], with an unreadable auth store counting as no profiles.
+    fn lenient(config: &'a Config, agent_dir: &std::path::Path) -> Self {
+        KeyCheck::new(config, agent_dir).unwrap_or_else(|_| KeyCheck {
+            config,
+            profiles: clawloop_core::auth_store::AuthProfiles::default(),
+            now_ms: 0.0,
         })
     }
 

@@ -582,3 +582,32 @@ async fn clawloop_dash_c_alone_continues_the_latest_session_in_chat() -> TestRes
     );
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_banner_warns_when_the_model_s_provider_has_no_key() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    let warning =
+        "no API key for acme: run `clawloop auth add acme` or set its environment variable";
+    let with_key = chat_piped(&home, "").await?;
+    assert!(
+        !text(&with_key.stderr).contains(warning),
+        "{}",
+        text(&with_key.stderr)
+    );
+
+    let config = home.home().join("config.toml");
+    let original = std::fs::read_to_string(&config)?;
+    let keyless = original.replace("apiKey = \"sk-test\"\n", "");
+    assert_ne!(keyless, original);
+    std::fs::write(&config, keyless)?;
+    let out = chat_piped(&home, "").await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), String::new()),
+        "{stderr}"
+    );
+    assert!(stderr.lines().any(|l| l == warning), "{stderr}");
+    Ok(())
+}

@@ -18,6 +18,8 @@ pub struct BannerFacts<'a> {
     pub workspace: &'a str,
     /// Lines are typed on a terminal: the commands hint is shown.
     pub terminal: bool,
+    /// The model's provider, when no credential for it is at hand: the first turn would fail.
+    pub missing_key: Option<&'a str>,
 }
 
 /// The banner's text, without a trailing newline.
@@ -36,6 +38,11 @@ pub fn banner(facts: &BannerFacts<'_>) -> String {
         session,
         format!("workspace {}", facts.workspace),
     ];
+    if let Some(provider) = facts.missing_key {
+        lines.push(format!(
+            "no API key for {provider}: run `clawloop auth add {provider}` or set its environment variable"
+        ));
+    }
     if facts.terminal {
         lines.push("/help for commands · /model to switch · Ctrl-D to quit".to_owned());
     }
@@ -57,6 +64,7 @@ mod tests {
             session_id: Some("0123-abcd"),
             workspace: "~/src/app",
             terminal: true,
+            missing_key: None,
         };
         assert_eq!(
             banner(&facts),
@@ -66,10 +74,11 @@ mod tests {
         );
         facts.session_id = None;
         facts.terminal = false;
+        facts.missing_key = Some("acme");
         assert_eq!(
             banner(&facts),
             format!(
-                "clawloop {version} · acme/m1 · thinking high\nsession main · new session\nworkspace ~/src/app"
+                "clawloop {version} · acme/m1 · thinking high\nsession main · new session\nworkspace ~/src/app\nno API key for acme: run `clawloop auth add acme` or set its environment variable"
             )
         );
     }

@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use crate::EXIT_USAGE;
 use crate::env_setup::{ToolChoice, setup};
 use crate::model_choice::{check_known, effective_model, settle};
+use crate::models::lacks_key;
 use crate::render::term::SpinnerTask;
 use crate::render::{OutputMode, Renderer};
 use crate::run::{EXIT_FAILED, EXIT_INTERRUPTED, renderer_for};
@@ -32,6 +33,7 @@ use args::session_target;
 pub use args::{BareArgs, ChatArgs};
 use banner::{BannerFacts, banner};
 use choices::model_listing;
+use clawloop_providers::catalog::parse_model_ref;
 use command::{ChatInput, HELP, parse_input};
 use input::{Input, Line};
 
@@ -223,7 +225,9 @@ fn show_banner(home: &Path, env: &TurnEnv, renderer: &Renderer, state: &ChatStat
         Err(_) => workspace,
     };
     let model = current_model(env, state);
+    let provider = parse_model_ref(&model).map(|(provider, _)| provider);
     let text = banner(&BannerFacts {
+        missing_key: provider.filter(|p| lacks_key(&env.config, &env.agent_dir, p)),
         model: &model,
         thinking: state
             .thinking
