@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{home_dir, load_config};
 use crate::failure::{Failure, finish};
 use crate::model_choice::{check_known, effective_model};
+use crate::render::sanitize::for_stdout;
 use crate::sessions::resolve_target;
 
 /// Exit code after Ctrl-C (128 + SIGINT).
@@ -65,10 +66,11 @@ fn run(args: &CompactArgs) -> Result<(), Failure> {
     let session = resolve_target(&store, target)?;
     let file = session.record.transcript_path(store.dir());
     if !file.exists() {
-        println!(
+        let note = format!(
             "nothing to compact: session `{}` has no messages yet",
             session.key
         );
+        println!("{}", for_stdout(&note));
         return Ok(());
     }
     let workspace = std::env::current_dir()
@@ -84,24 +86,26 @@ fn run(args: &CompactArgs) -> Result<(), Failure> {
     // no counterpart after the compaction until the next reply.
     let before = context_estimate(&file);
     let outcome = runtime.block_on(compact(&env, &session.key, args.instructions.clone()))?;
-    match outcome {
+    // The key is an argument or a file's; the reason may quote a server.
+    let done = match outcome {
         CompactionOutcome::Compacted(result) => {
             let before = before.unwrap_or(result.tokens_before);
             match context_estimate(&file) {
-                Some(after) => println!(
+                Some(after) => format!(
                     "compacted session `{}`: {before} → {after} tokens",
                     session.key
                 ),
-                None => println!(
+                None => format!(
                     "compacted session `{}`: {before} tokens before",
                     session.key
                 ),
             }
         }
         CompactionOutcome::NotCompacted { reason } => {
-            println!("nothing to compact in session `{}`: {reason}", session.key);
+            format!("nothing to compact in session `{}`: {reason}", session.key)
         }
-    }
+    };
+    println!("{}", for_stdout(&done));
     Ok(())
 }
 

@@ -9,6 +9,7 @@ use clawloop_session::SessionStore;
 use serde_json::Value;
 
 use crate::env_setup::Setup;
+use crate::render::sanitize::{for_stderr, for_stdout};
 use crate::sessions::relative_time::relative;
 
 /// The bytes read for a transcript's header line: headers are a few hundred bytes.
@@ -105,12 +106,17 @@ fn pick_key(store: &SessionStore, workspace: &Path) -> Result<String, String> {
     let list = picker_rows(&sessions, SystemClock.now_ms());
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     if !interactive {
-        print!("{list}");
+        print!("{}", for_stdout(&list));
         return Err(
             "--resume needs a terminal to pick from: pass --session ID with an id above".to_owned(),
         );
     }
-    eprint!("{list}Resume which session? [1-{}] ", sessions.len());
+    // Keys and first messages come from files.
+    eprint!(
+        "{}Resume which session? [1-{}] ",
+        for_stderr(&list),
+        sessions.len()
+    );
     let _ = std::io::stderr().flush();
     let mut answer = String::new();
     std::io::stdin()

@@ -1,11 +1,10 @@
 //! A command that could not do its work: the exit code (SPEC §10) and the one sentence that
 //! says why, printed as `clawloop: <message>`.
 
-use std::io::IsTerminal as _;
 use std::process::ExitCode;
 
 use crate::EXIT_USAGE;
-use crate::render::sanitize::neutralize;
+use crate::render::sanitize::for_stderr;
 
 /// Exit code of an operation that failed.
 pub const EXIT_FAILED: u8 = 1;
@@ -44,12 +43,7 @@ pub fn finish(result: Result<(), Failure>) -> ExitCode {
         Err(failure) => {
             // The sentence may quote a server, a file or an argument: a terminal gets it
             // neutralized.
-            let message = if std::io::stderr().is_terminal() {
-                neutralize(&failure.message)
-            } else {
-                failure.message.as_str().into()
-            };
-            eprintln!("clawloop: {message}");
+            eprintln!("clawloop: {}", for_stderr(&failure.message));
             ExitCode::from(failure.code)
         }
     }

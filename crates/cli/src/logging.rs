@@ -17,6 +17,7 @@ use tracing_subscriber::layer::{Filter, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::config::{home_dir, load_cached};
+use crate::render::sanitize::for_stderr;
 
 /// The log files' name before the date.
 pub const LOG_PREFIX: &str = "clawloop";
@@ -61,10 +62,8 @@ pub fn init(command: &str) -> Option<LogGuard> {
     }) {
         Ok(appender) => appender,
         Err(err) => {
-            eprintln!(
-                "clawloop: warning: cannot write logs to {}: {err}",
-                dir.display()
-            );
+            let warning = format!("cannot write logs to {}: {err}", dir.display());
+            eprintln!("clawloop: warning: {}", for_stderr(&warning));
             return None;
         }
     };

@@ -3,6 +3,9 @@
 //! `--follow` keeps printing lines as they are appended (and moves on to the next day's file
 //! when it appears) until Ctrl-C, which ends it with exit status 0: stopping is how a follow
 //! ends, not a failure.
+//!
+//! Log lines quote servers, files and models: a terminal gets them neutralized, a pipe the
+//! bytes.
 
 use crate::async_runtime::start;
 use std::collections::VecDeque;
@@ -17,6 +20,7 @@ use clap::Args;
 use crate::EXIT_USAGE;
 use crate::config::home_dir;
 use crate::logging::{LOG_PREFIX, LOG_SUFFIX, log_dir};
+use crate::render::sanitize::{bytes_for_stdout, for_stderr};
 
 /// Exit code of a failed operation.
 const EXIT_FAILED: u8 = 1;
@@ -40,7 +44,7 @@ pub fn main(args: LogsArgs) -> ExitCode {
     let home = match home_dir() {
         Ok(home) => home,
         Err(err) => {
-            eprintln!("clawloop: {err}");
+            eprintln!("clawloop: {}", for_stderr(&err.to_string()));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -55,15 +59,16 @@ pub fn main(args: LogsArgs) -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             Err(err) => {
-                eprintln!("clawloop: cannot read {}: {err}", file.display());
+                cannot_read(file, &err);
                 return ExitCode::from(EXIT_FAILED);
             }
         },
         None if !args.follow => {
-            eprintln!(
-                "clawloop: no log files in {} yet (commands such as `clawloop run` write them)",
+            let message = format!(
+                "no log files in {} yet (commands such as `clawloop run` write them)",
                 dir.display()
             );
+            eprintln!("clawloop: {}", for_stderr(&message));
             return ExitCode::from(EXIT_FAILED);
         }
         None => {}
@@ -115,7 +120,7 @@ fn print_tail(file: &Path, count: usize, out: &mut impl Write) -> std::io::Resul
         }
     }
     for line in last {
-        out.write_all(&line)?;
+        out.write_all(&bytes_for_stdout(&line))?;
     }
     out.flush()?;
     Ok(read)
@@ -125,7 +130,7 @@ fn follow(dir: &Path, position: Option<(PathBuf, u64)>) -> ExitCode {
     let runtime = match start() {
         Ok(runtime) => runtime,
         Err(message) => {
-            eprintln!("clawloop: {message}");
+            eprintln!("clawloop: {}", for_stderr(&message));
             return ExitCode::from(EXIT_FAILED);
         }
     };
@@ -162,11 +167,17 @@ async fn poll(dir: &Path, mut position: Option<(PathBuf, u64)>) -> ExitCode {
             // The file may be gone between two looks; the next newest takes over.
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => position = None,
             Err(err) => {
-                eprintln!("clawloop: cannot read {}: {err}", file.display());
+                cannot_read(file, &err);
                 return ExitCode::from(EXIT_FAILED);
             }
         }
     }
+}
+
+/// The failure to read a log file (its path is the home's, which the environment names).
+fn cannot_read(file: &Path, err: &std::io::Error) {
+    let message = format!("cannot read {}: {err}", file.display());
+    eprintln!("clawloop: {}", for_stderr(&message));
 }
 
 /// Prints the whole lines appended to `file` since `offset` and moves `offset` past them.
@@ -188,7 +199,7 @@ fn print_new(file: &Path, offset: &mut u64, out: &mut impl Write) -> std::io::Re
         .rposition(|b| *b == b'\n')
         .map_or(0, |last| last + 1);
     if let Some(lines) = appended.get(..whole) {
-        out.write_all(lines)?;
+        out.write_all(&bytes_for_stdout(lines))?;
         out.flush()?;
     }
     *offset += whole as u64;

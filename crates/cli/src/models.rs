@@ -22,6 +22,7 @@ use serde_json::json;
 use crate::config::{home_dir, load_config};
 use crate::failure::{Failure, finish};
 use crate::model_choice::{ModelSource, effective_model};
+use crate::render::sanitize::for_stdout;
 
 /// Arguments of `clawloop models`.
 #[derive(Debug, Args)]
@@ -120,6 +121,8 @@ fn run_list(args: &ListArgs) -> Result<(), Failure> {
     } else {
         table(&rows)
     };
+    // Provider and model names come from the config.
+    let text = for_stdout(&text);
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     Ok(())

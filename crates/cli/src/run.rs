@@ -18,6 +18,7 @@ use crate::hints::failure_hint;
 use crate::images::load_image;
 use crate::prompt_input::prompt_input;
 use crate::render::json::session_header;
+use crate::render::sanitize::for_stderr;
 use crate::render::term::{Term, TermCaps};
 use crate::render::tool_line::PathLabels;
 use crate::render::{OutputMode, Renderer};
@@ -114,7 +115,7 @@ pub fn main(args: RunArgs) -> ExitCode {
     let prepared = match prepare(&args) {
         Ok(prepared) => prepared,
         Err(message) => {
-            eprintln!("clawloop: {message}");
+            eprintln!("clawloop: {}", for_stderr(&message));
             return ExitCode::from(EXIT_USAGE);
         }
     };

@@ -159,3 +159,71 @@ async fn bidirectional_overrides_are_shown_where_they_would_reorder_text() -> Te
     }
     Ok(())
 }
+
+/// A title change, as a file may hold it, and how a terminal shows it.
+const TITLE: (&str, &str) = ("\u{1b}]0;pwned\u{7}", "^[]0;pwned^G");
+
+/// `clawloop <args>` with `home` on a pseudo-terminal: its status and what it showed.
+fn on_terminal(
+    home: &std::path::Path,
+    args: &[&str],
+) -> Result<(std::process::ExitStatus, String), Box<dyn std::error::Error>> {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clawloop"));
+    command
+        .args(args)
+        .env("CLAWLOOP_HOME", home)
+        .env("NO_COLOR", "1");
+    Ok(Pty::spawn(&mut command)?.finish()?)
+}
+
+#[test]
+fn sessions_list_shows_keys_and_models_from_the_store_visibly() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let sessions = dir.path().join("agents/main/sessions");
+    std::fs::create_dir_all(&sessions)?;
+    let (title, shown) = TITLE;
+    let store = json!({
+        format!("key{title}"): {"sessionId": "00000000-aaaa-4bbb-8ccc-dddddddddddd",
+            "updatedAt": 1_000, "modelProvider": "acme", "model": "m\u{202E}1\u{1b}[2J"},
+    });
+    std::fs::write(sessions.join("sessions.json"), serde_json::to_vec(&store)?)?;
+    let (status, output) = on_terminal(dir.path(), &["sessions", "list"])?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    assert!(!output.contains('\u{1b}'), "{output:?}");
+    assert!(!output.contains('\u{202E}'), "{output:?}");
+    assert!(output.contains(&format!("key{shown}")), "{output:?}");
+    assert!(output.contains("acme/m<U+202E>1^[[2J"), "{output:?}");
+
+    let piped = Command::new(env!("CARGO_BIN_EXE_clawloop"))
+        .args(["sessions", "list"])
+        .env("CLAWLOOP_HOME", dir.path())
+        .stdin(Stdio::null())
+        .output()?;
+    assert!(String::from_utf8(piped.stdout)?.contains(&format!("key{title}")));
+    Ok(())
+}
+
+#[test]
+fn logs_show_quoted_escapes_visibly_on_a_terminal_and_keep_the_bytes_piped() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let logs = dir.path().join("logs");
+    std::fs::create_dir_all(&logs)?;
+    let (title, shown) = TITLE;
+    let line = format!("WARN provider said: {title} and a\u{202E}b\n");
+    std::fs::write(logs.join("clawloop.2099-01-01.log"), &line)?;
+    let (status, output) = on_terminal(dir.path(), &["logs"])?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    assert!(!output.contains('\u{1b}'), "{output:?}");
+    assert!(
+        output.contains(&format!("provider said: {shown} and a<U+202E>b\r\n")),
+        "{output:?}"
+    );
+
+    let piped = Command::new(env!("CARGO_BIN_EXE_clawloop"))
+        .arg("logs")
+        .env("CLAWLOOP_HOME", dir.path())
+        .stdin(Stdio::null())
+        .output()?;
+    assert_eq!(String::from_utf8(piped.stdout)?, line);
+    Ok(())
+}

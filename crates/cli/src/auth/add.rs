@@ -12,6 +12,7 @@ use serde_json::json;
 use super::context::now_ms;
 use super::key_input::read_key;
 use super::{AuthContext, CmdError, say};
+use crate::render::sanitize::for_stderr;
 
 /// Arguments of `clawloop auth add`.
 #[derive(Debug, Args)]
@@ -124,7 +125,8 @@ pub fn run(args: &AddArgs) -> Result<(), CmdError> {
     if let Some(name) = &args.key_env
         && std::env::var(name).map_or(true, |v| v.trim().is_empty())
     {
-        eprintln!("clawloop: note: {name} is not set in this environment; runs need it set");
+        let note = format!("{name} is not set in this environment; runs need it set");
+        eprintln!("clawloop: note: {}", for_stderr(&note));
     }
     let order = resolve_profile_order(
         &context.config.auth,
@@ -136,10 +138,11 @@ pub fn run(args: &AddArgs) -> Result<(), CmdError> {
         None,
     );
     if !order.contains(&id) {
-        eprintln!(
-            "clawloop: note: runs will not use {id}: the [auth] order or profiles in config.toml for {} do not list it",
+        let note = format!(
+            "runs will not use {id}: the [auth] order or profiles in config.toml for {} do not list it",
             args.provider
         );
+        eprintln!("clawloop: note: {}", for_stderr(&note));
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 use std::io::{BufRead, IsTerminal, Read, Write};
 
 use super::CmdError;
+use crate::render::sanitize::for_stderr;
 
 /// The key typed or piped on stdin, trimmed. Refuses an empty key and one spanning lines.
 pub fn read_key(provider: &str) -> Result<String, CmdError> {
@@ -43,7 +44,11 @@ fn check_key(raw: &str, provider: &str) -> Result<String, CmdError> {
 fn read_hidden(provider: &str) -> Result<String, CmdError> {
     let stdin = std::io::stdin();
     let mut stderr = std::io::stderr();
-    let _ = write!(stderr, "API key for {provider} (input hidden): ");
+    let _ = write!(
+        stderr,
+        "API key for {} (input hidden): ",
+        for_stderr(provider)
+    );
     let _ = stderr.flush();
     let saved = rustix::termios::tcgetattr(&stdin)
         .map_err(|err| CmdError::failed(format!("cannot read the terminal settings: {err}")))?;

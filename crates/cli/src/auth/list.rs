@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::context::now_ms;
 use super::source::{SecretSource, configured_key_source, credential_source};
 use super::{AuthContext, CmdError, format_local_ms, say};
+use crate::render::sanitize::for_stdout;
 
 /// Arguments of `clawloop auth list`.
 #[derive(Debug, Args)]
@@ -124,7 +125,8 @@ pub fn run(args: &ListArgs) -> Result<(), CmdError> {
             "no auth profiles: add one with `clawloop auth add <provider>` or set a provider's key variable (e.g. OPENAI_API_KEY)",
         );
     } else {
-        print!("{}", render(&rows));
+        // Profile ids, providers and emails come from files.
+        print!("{}", for_stdout(&render(&rows)));
     }
     Ok(())
 }

@@ -15,6 +15,7 @@ mod source;
 
 use std::process::ExitCode;
 
+use crate::render::sanitize::{for_stderr, for_stdout};
 use clap::{Args, Subcommand};
 
 pub use context::{AuthContext, agent_dir, now_ms};
@@ -45,7 +46,7 @@ enum AuthCommand {
 pub fn say(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{text}").and_then(|()| out.flush());
+    let _ = writeln!(out, "{}", for_stdout(text)).and_then(|()| out.flush());
 }
 
 /// Runs `clawloop auth …`.
@@ -59,7 +60,7 @@ pub fn main(args: AuthArgs) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("clawloop: {}", err.message);
+            eprintln!("clawloop: {}", for_stderr(&err.message));
             ExitCode::from(err.code)
         }
     }

@@ -24,6 +24,7 @@ use crate::EXIT_USAGE;
 use crate::env_setup::{ToolChoice, setup};
 use crate::model_choice::{check_known, effective_model, settle};
 use crate::models::lacks_key;
+use crate::render::sanitize::for_stderr;
 use crate::render::term::SpinnerTask;
 use crate::render::{OutputMode, Renderer};
 use crate::run::{EXIT_FAILED, EXIT_INTERRUPTED, renderer_for};
@@ -63,7 +64,7 @@ pub fn main(args: ChatArgs) -> ExitCode {
     let (setup, (key, fresh)) = match prepared {
         Ok(setup) => setup,
         Err(message) => {
-            eprintln!("clawloop: {message}");
+            eprintln!("clawloop: {}", for_stderr(&message));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -239,7 +240,8 @@ fn show_banner(home: &Path, env: &TurnEnv, renderer: &Renderer, state: &ChatStat
     });
     let term = renderer.term();
     for line in text.lines() {
-        term.err_line(&term.paint_err(Style::new().dimmed(), line));
+        // The key, model and workspace come from arguments and files.
+        term.err_line(&term.paint_err(Style::new().dimmed(), &term.shown_err(line)));
     }
 }
 

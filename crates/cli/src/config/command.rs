@@ -11,6 +11,7 @@ use super::mask::masked;
 use super::starter::starter_toml;
 use super::{config_path, home_dir, load_cached};
 use crate::EXIT_USAGE;
+use crate::render::sanitize::{for_stderr, for_stdout};
 
 /// Exit code of a failed operation.
 const EXIT_FAILED: u8 = 1;
@@ -52,7 +53,7 @@ pub fn main(args: ConfigArgs) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err((code, message)) => {
-            eprintln!("clawloop: {message}");
+            eprintln!("clawloop: {}", for_stderr(&message));
             ExitCode::from(code)
         }
     }
@@ -66,7 +67,7 @@ fn usage(err: impl ToString) -> (u8, String) {
 
 fn path() -> Outcome {
     let home = home_dir().map_err(usage)?;
-    println!("{}", config_path(&home).display());
+    println!("{}", for_stdout(&config_path(&home).display().to_string()));
     Ok(())
 }
 
@@ -84,7 +85,8 @@ fn show(json: bool) -> Outcome {
         toml::to_string(&value).map_err(|e| e.to_string())
     }
     .map_err(|err| (EXIT_FAILED, format!("cannot show the configuration: {err}")))?;
-    print!("{text}");
+    // Values are the user's, but a config can come from anywhere.
+    print!("{}", for_stdout(&text));
     Ok(())
 }
 

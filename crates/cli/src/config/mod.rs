@@ -18,6 +18,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use clawloop_runner::config::Config;
 use serde_json::Value;
 
+use crate::render::sanitize::for_stderr;
 use layers::{Layer, Origin};
 
 /// The environment variable that moves the clawloop home.
@@ -165,7 +166,7 @@ pub fn load_cached(home: &Path) -> Result<Loaded, LoadError> {
     let result = load(&inputs);
     if let Ok(loaded) = &result {
         for warning in &loaded.warnings {
-            eprintln!("clawloop: warning: {warning}");
+            eprintln!("clawloop: warning: {}", for_stderr(&warning.to_string()));
         }
     }
     cache.push((home.to_path_buf(), result.clone()));

@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use crate::render::sanitize::for_stdout;
 use anstyle::{AnsiColor, Style};
 
 /// How a finding weighs.
@@ -40,7 +41,9 @@ impl Report {
         let style = Style::new().fg_color(Some(color.into())).bold();
         let mut out = anstream::stdout().lock();
         // A closed stdout (`| head`) must not stop the remaining checks and fixes.
-        let _ = writeln!(out, "{style}{mark}{style:#} {}", message.as_ref());
+        // Findings quote config values, files and servers.
+        let message = for_stdout(message.as_ref());
+        let _ = writeln!(out, "{style}{mark}{style:#} {message}");
         let _ = out.flush();
     }
 

@@ -15,6 +15,46 @@
 //! They are shown in the same `<U+202E>` form.
 
 use std::borrow::Cow;
+use std::io::IsTerminal as _;
+use std::sync::OnceLock;
+
+/// `text` for stdout: neutralized when stdout is a terminal, unchanged when it is a file or a
+/// pipe (scripts get the bytes). For every line a command prints that quotes a file, a server,
+/// a config value or an argument.
+pub fn for_stdout(text: &str) -> Cow<'_, str> {
+    shown_if(stdout_is_terminal(), text)
+}
+
+/// `bytes` of text for stdout, as [`for_stdout`] shows text: on a terminal read as UTF-8
+/// (what is not is shown as U+FFFD) and neutralized, elsewhere unchanged.
+pub fn bytes_for_stdout(bytes: &[u8]) -> Cow<'_, [u8]> {
+    if stdout_is_terminal() {
+        let text = String::from_utf8_lossy(bytes);
+        Cow::Owned(neutralize(&text).into_owned().into_bytes())
+    } else {
+        Cow::Borrowed(bytes)
+    }
+}
+
+/// `text` for stderr, as [`for_stdout`] is for stdout.
+pub fn for_stderr(text: &str) -> Cow<'_, str> {
+    static TTY: OnceLock<bool> = OnceLock::new();
+    shown_if(*TTY.get_or_init(|| std::io::stderr().is_terminal()), text)
+}
+
+/// Whether stdout is a terminal, looked up once.
+fn stdout_is_terminal() -> bool {
+    static TTY: OnceLock<bool> = OnceLock::new();
+    *TTY.get_or_init(|| std::io::stdout().is_terminal())
+}
+
+fn shown_if(terminal: bool, text: &str) -> Cow<'_, str> {
+    if terminal {
+        neutralize(text)
+    } else {
+        Cow::Borrowed(text)
+    }
+}
 
 /// `text` with every control character other than `\n`, `\t` and a CRLF's `\r`, and every
 /// bidirectional formatting character, shown visibly.

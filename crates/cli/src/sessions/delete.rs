@@ -8,6 +8,7 @@ use clawloop_session::SessionStore;
 
 use super::resolve::{resolve, store_failure};
 use crate::failure::Failure;
+use crate::render::sanitize::{for_stderr, for_stdout};
 
 /// Arguments of `clawloop sessions delete`.
 #[derive(Debug, Args)]
@@ -30,10 +31,11 @@ pub fn run(store: &SessionStore, args: &DeleteArgs) -> Result<(), Failure> {
                 session.key
             )));
         }
-        eprint!(
+        let question = format!(
             "Delete session `{}` ({})? [y/N] ",
             session.key, session.record.session_id
         );
+        eprint!("{}", for_stderr(&question));
         let _ = std::io::stderr().flush();
         let mut answer = String::new();
         stdin
@@ -48,13 +50,14 @@ pub fn run(store: &SessionStore, args: &DeleteArgs) -> Result<(), Failure> {
     let deleted = store
         .delete_archiving(&session.key)
         .map_err(store_failure)?;
-    match deleted.and_then(|d| d.archived) {
-        Some(archived) => println!(
+    let done = match deleted.and_then(|d| d.archived) {
+        Some(archived) => format!(
             "deleted session `{}`; transcript kept as {}",
             session.key,
             archived.display()
         ),
-        None => println!("deleted session `{}`", session.key),
-    }
+        None => format!("deleted session `{}`", session.key),
+    };
+    println!("{}", for_stdout(&done));
     Ok(())
 }

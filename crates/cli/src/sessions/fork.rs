@@ -7,6 +7,7 @@ use clawloop_session::{SessionError, SessionOptions, SessionStore};
 
 use super::resolve::{resolve, store_failure};
 use crate::failure::Failure;
+use crate::render::sanitize::for_stdout;
 use crate::shell_word::shell_word;
 
 /// Arguments of `clawloop sessions fork`.
@@ -59,12 +60,13 @@ pub fn run(store: &SessionStore, args: &ForkArgs) -> Result<(), Failure> {
             other => store_failure(other),
         })?;
     // The id first, alone on its line, so a script can take it with `head -n1`.
-    println!("{}", forked.session_id());
-    println!(
+    println!("{}", for_stdout(forked.session_id()));
+    let done = format!(
         "forked session `{}` as `{}`; continue with: clawloop run --session-key {} <PROMPT>",
         source.key,
         args.to,
         shell_word(&args.to)
     );
+    println!("{}", for_stdout(&done));
     Ok(())
 }

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::relative_time::relative;
 use super::resolve::store_failure;
 use crate::failure::Failure;
+use crate::render::sanitize::for_stdout;
 
 /// Characters of a session id shown without `--wide`.
 const SHORT_ID: usize = 8;
@@ -40,6 +41,8 @@ pub fn run(store: &SessionStore, args: &ListArgs) -> Result<(), Failure> {
     } else {
         table(&sessions, args.wide, SystemClock.now_ms())
     };
+    // Keys, ids and model names come from `sessions.json`, which any process may write.
+    let text = for_stdout(&text);
     let mut out = std::io::stdout().lock();
     // A closed stdout (`| head`) ends the listing early; that is not a failure.
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
