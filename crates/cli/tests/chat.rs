@@ -609,5 +609,20 @@ async fn the_banner_warns_when_the_model_s_provider_has_no_key() -> TestResult {
         "{stderr}"
     );
     assert!(stderr.lines().any(|l| l == warning), "{stderr}");
+
+    // Switching to such a model says it too; with a key, neither does.
+    let switched = chat_piped(&home, "/model acme/m2\n").await?;
+    assert_eq!(text(&switched.stdout), "model: acme/m2\n");
+    let stderr = text(&switched.stderr);
+    assert_eq!(
+        stderr.matches(warning).count(),
+        2,
+        "banner and switch: {stderr}"
+    );
+    std::fs::write(&config, &original)?;
+    let switched = chat_piped(&home, "/model acme/m2\n").await?;
+    assert_eq!(text(&switched.stdout), "model: acme/m2\n");
+    let stderr = text(&switched.stderr);
+    assert!(!stderr.contains(warning), "{stderr}");
     Ok(())
 }

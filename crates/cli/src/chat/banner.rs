@@ -39,14 +39,19 @@ pub fn banner(facts: &BannerFacts<'_>) -> String {
         format!("workspace {}", facts.workspace),
     ];
     if let Some(provider) = facts.missing_key {
-        lines.push(format!(
-            "no API key for {provider}: run `clawloop auth add {provider}` or set its environment variable"
-        ));
+        lines.push(missing_key_line(provider));
     }
     if facts.terminal {
         lines.push("/help for commands · /model to switch · Ctrl-D to quit".to_owned());
     }
     lines.join("\n")
+}
+
+/// The warning for a model whose provider has no credential.
+pub fn missing_key_line(provider: &str) -> String {
+    format!(
+        "no API key for {provider}: run `clawloop auth add {provider}` or set its environment variable"
+    )
 }
 
 #[cfg(test)]

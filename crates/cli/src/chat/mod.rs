@@ -32,7 +32,7 @@ use crate::session_pick::{current_session, new_session};
 use crate::turn_driver::drive_turn;
 use args::session_target;
 pub use args::{BareArgs, ChatArgs};
-use banner::{BannerFacts, banner};
+use banner::{BannerFacts, banner, missing_key_line};
 use choices::model_listing;
 use clawloop_providers::catalog::parse_model_ref;
 use command::{ChatInput, HELP, parse_input};
@@ -147,6 +147,11 @@ async fn handle(
         ChatInput::Model(model) => match check_known(&env.config, &model) {
             Ok(()) => {
                 renderer.notice(&format!("model: {model}"));
+                if let Some((provider, _)) = parse_model_ref(&model)
+                    && lacks_key(&env.config, &env.agent_dir, provider)
+                {
+                    renderer.term().err_line(&missing_key_line(provider));
+                }
                 state.model = Some(model);
             }
             Err(message) => renderer.error(&format!("/{message}")),
