@@ -254,3 +254,43 @@ async fn huge_tool_call_arguments_become_a_tool_error_in_bounded_memory() -> Tes
     );
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_flood_of_bash_output_keeps_json_updates_small() -> TestResult {
+    use clawloop_providers::scripted_server::ProviderScriptServer;
+    let server = ProviderScriptServer::start().await?;
+    let base_url = format!("{}/v1", server.provider_url("acme"));
+    let home = Home::with_config(&provider_config("openai-completions", &base_url))?;
+    server.begin_turn(vec![
+        serde_json::from_value(serde_json::json!({"reply": {"toolCalls": [
+            {"id": "call_flood", "name": "bash",
+             "arguments": {"command": "yes 0123456789abcdef | head -c 200000000; echo; echo END"}}]}}))?,
+        serde_json::from_value(serde_json::json!({
+            "expectRequest": {"bodyContains": ["END"]},
+            "reply": {"text": "That was a lot."}}))?,
+    ]);
+    let out = home.run(&["run", "--json", "flood"]).await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    let stdout = text(&out.stdout);
+    let updates: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.contains("\"tool_execution_update\""))
+        .collect();
+    assert!(!updates.is_empty(), "the flood was reported while it ran");
+    let largest = updates.iter().map(|line| line.len()).max().unwrap_or(0);
+    assert!(largest < 32 * 1024, "an update of {largest} bytes");
+    assert!(
+        out.stdout.len() < 4 * 1024 * 1024,
+        "--json wrote {} bytes for {} updates",
+        out.stdout.len(),
+        updates.len()
+    );
+    assert!(
+        stdout.contains("That was a lot."),
+        "{}",
+        &stdout[stdout.len().saturating_sub(2000)..]
+    );
+    Ok(())
+}

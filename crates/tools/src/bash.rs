@@ -11,6 +11,7 @@
 
 mod output;
 mod process;
+mod updates;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -33,6 +34,8 @@ use crate::truncate::{
 use crate::workspace;
 use output::OutputLog;
 use process::{ProcessGroup, default_shell};
+use updates::Updates;
+pub use updates::{UPDATE_INTERVAL, UPDATE_TAIL_BYTES};
 
 /// pi's description of the tool (0.58.3), with the default limits filled in.
 const DESCRIPTION: &str = "Execute a bash command in the current working directory. Returns \
@@ -141,6 +144,7 @@ impl BashTool {
             .map_err(|err| spawn_error(&shell, err))?;
         let options = TruncationOptions::from_limits(&ctx.limits);
         let mut log = OutputLog::new(options.max_bytes, self.max_full_output_bytes, temp_dir(ctx));
+        let mut updates = Updates::new(on_update, options);
 
         let mut buf = vec![0u8; READ_CHUNK];
         let mut stop: Option<Stop> = None;
@@ -148,6 +152,7 @@ impl BashTool {
         let deadline = tokio::time::sleep(limit.duration.unwrap_or(Duration::MAX));
         tokio::pin!(deadline);
         let status = loop {
+            let update_due = updates.due_at();
             tokio::select! {
                 () = cancel.cancelled(), if stop.is_none() => {
                     group.kill();
@@ -160,17 +165,19 @@ impl BashTool {
                 read = pipe.read(&mut buf), if pipe_open => match read {
                     Ok(n) if n > 0 => {
                         log.push(&buf[..n]);
-                        on_update(partial_result(&log, options));
+                        updates.output(&log);
                     }
                     // End of file, or a read error that would repeat: stop reading.
                     _ => pipe_open = false,
                 },
+                () = sleep_until(update_due), if update_due.is_some() => updates.flush(&log),
                 status = group.wait() => break status,
             }
         };
         if pipe_open {
-            drain(&mut pipe, &mut buf, &mut log, options, &on_update).await;
+            drain(&mut pipe, &mut buf, &mut log, &mut updates).await;
         }
+        updates.flush(&log);
         let status = status.map_err(|err| ToolError::Io {
             message: format!("Failed to wait for {}: {err}", shell.display()),
             source: err,
@@ -286,8 +293,7 @@ async fn drain(
     pipe: &mut tokio::net::unix::pipe::Receiver,
     buf: &mut [u8],
     log: &mut OutputLog,
-    options: TruncationOptions,
-    on_update: &ToolUpdate,
+    updates: &mut Updates,
 ) {
     let grace = tokio::time::sleep(DRAIN_GRACE);
     tokio::pin!(grace);
@@ -296,12 +302,20 @@ async fn drain(
             read = pipe.read(buf) => match read {
                 Ok(n) if n > 0 => {
                     log.push(&buf[..n]);
-                    on_update(partial_result(log, options));
+                    updates.output(log);
                 }
                 _ => return,
             },
             () = &mut grace => return,
         }
+    }
+}
+
+/// Sleeps until `due` (never, without one: the caller's branch is disabled then).
+async fn sleep_until(due: Option<std::time::Instant>) {
+    match due {
+        Some(due) => tokio::time::sleep_until(due.into()).await,
+        None => std::future::pending().await,
     }
 }
 

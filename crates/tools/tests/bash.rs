@@ -650,3 +650,46 @@ fn live_members_of_group(pgid: u32) -> Vec<u32> {
         .filter(|pid| process_group(*pid) == Some(pgid) && is_alive(*pid))
         .collect()
 }
+
+#[tokio::test]
+async fn a_fast_flood_of_output_is_reported_throttled_with_a_bounded_tail() {
+    use clawloop_tools::bash::{UPDATE_INTERVAL, UPDATE_TAIL_BYTES};
+    let fx = Fixture::new();
+    let updates = Arc::new(Mutex::new(Vec::<AgentToolResult>::new()));
+    let sink = updates.clone();
+    let on_update: ToolUpdate = Arc::new(move |u| sink.lock().unwrap().push(u));
+    let started = Instant::now();
+    // 20 MB in about 300 reads of the pipe: one update per read before.
+    let command = json!({"command": "yes 0123456789abcdef | head -c 20000000; echo; echo END"});
+    let result = run_with(
+        &BashTool::new(),
+        &fx,
+        command,
+        CancellationToken::new(),
+        on_update,
+    )
+    .await
+    .unwrap();
+    let elapsed = started.elapsed();
+    let updates = updates.lock().unwrap().clone();
+    let text = |u: &AgentToolResult| match u.content.as_slice() {
+        [ContentBlock::Text(t)] => t.text.clone(),
+        other => panic!("{other:?}"),
+    };
+    // At most one per interval, plus the first (at once) and the last (before the result).
+    let most = (elapsed.as_millis() / UPDATE_INTERVAL.as_millis()) as usize + 2;
+    assert!(
+        !updates.is_empty() && updates.len() <= most,
+        "{} updates in {elapsed:?}",
+        updates.len()
+    );
+    assert!(updates.iter().all(|u| text(u).len() <= UPDATE_TAIL_BYTES));
+    // The last update shows the end of the output, as the result does.
+    let last = text(updates.last().unwrap());
+    assert!(last.ends_with("\nEND\n"), "{last:?}");
+    let final_text = match result.content.as_slice() {
+        [ContentBlock::Text(t)] => t.text.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(final_text.contains("\nEND\n"), "{final_text:?}");
+}
