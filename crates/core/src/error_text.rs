@@ -71,6 +71,11 @@ pub fn agent_failed_before_reply_text(message: &str) -> String {
 pub const IDLE_TIMEOUT_TEXT: &str = "The model did not produce a response before the LLM idle timeout. Please try again, or increase `agents.defaults.llm.idleTimeoutSeconds` in your config (set to 0 to disable).";
 /// Payload when the whole-run timeout ended the run before any reply (reference §4.7).
 pub const RUN_TIMEOUT_TEXT: &str = "Request timed out before a response was generated. Please try again, or increase `agents.defaults.timeoutSeconds` in your config.";
+/// Error payload after the partial reply an idle timeout cut short (clawloop: a timeout is a
+/// failure even when some text arrived).
+pub const IDLE_TIMEOUT_PARTIAL_TEXT: &str = "The model stopped responding before finishing its reply (LLM idle timeout), so the reply is incomplete. Please try again, or increase `agents.defaults.llm.idleTimeoutSeconds` in your config (set to 0 to disable).";
+/// Error payload after the partial reply the whole-run timeout cut short.
+pub const RUN_TIMEOUT_PARTIAL_TEXT: &str = "Request timed out before the reply was complete, so the reply is incomplete. Please try again, or increase `agents.defaults.timeoutSeconds` in your config.";
 /// Payload for a turn that ended without any reply (reference §4.7 step 4).
 pub const INCOMPLETE_TURN_TEXT: &str = "⚠️ Agent couldn't generate a response. Please try again.";
 /// Payload for a turn that ended without any reply after tools with side effects ran.

@@ -16,7 +16,8 @@
 mod support;
 
 use clawloop_core::error_text::{
-    IDLE_TIMEOUT_TEXT, TURN_CONTEXT_LIMIT_RESET_TEXT, format_billing_error_message,
+    IDLE_TIMEOUT_PARTIAL_TEXT, IDLE_TIMEOUT_TEXT, TURN_CONTEXT_LIMIT_RESET_TEXT,
+    format_billing_error_message,
 };
 use clawloop_runner::payloads::RunErrorKind;
 use pretty_assertions::assert_eq;
@@ -499,10 +500,16 @@ async fn an_idle_stall_in_the_middle_of_a_tool_call_leaves_no_unanswered_call() 
         .turn("Summarize the notes.", vec![stalled.clone(), stalled])
         .await;
     // One key, no fallback: the idle timeout earns one same-model retry; the second stall
-    // ends the run with what streamed before it (so no idle-timeout text), and the cut-off
-    // call never ran.
+    // ends the run with what streamed before it followed by the idle-timeout error (a cut-off
+    // reply is no answer), and the cut-off call never ran.
     assert_eq!(turn.calls(), vec![call("acme", "key-a"); 2]);
-    assert_eq!(turn.payloads(), vec![("Reading.".to_owned(), false)]);
+    assert_eq!(
+        turn.payloads(),
+        vec![
+            ("Reading.".to_owned(), false),
+            (IDLE_TIMEOUT_PARTIAL_TEXT.to_owned(), true)
+        ]
+    );
     scene.rebuilt();
     // The next turn sends no unanswered call either.
     let next = scene

@@ -4,8 +4,9 @@
 use std::collections::BTreeSet;
 
 use clawloop_core::error_text::{
-    CONTEXT_OVERFLOW_ERROR_TEXT, IDLE_TIMEOUT_TEXT, INCOMPLETE_TURN_SIDE_EFFECTS_TEXT,
-    INCOMPLETE_TURN_TEXT, RUN_TIMEOUT_TEXT, UNKNOWN_ERROR_TEXT,
+    CONTEXT_OVERFLOW_ERROR_TEXT, IDLE_TIMEOUT_PARTIAL_TEXT, IDLE_TIMEOUT_TEXT,
+    INCOMPLETE_TURN_SIDE_EFFECTS_TEXT, INCOMPLETE_TURN_TEXT, RUN_TIMEOUT_PARTIAL_TEXT,
+    RUN_TIMEOUT_TEXT, UNKNOWN_ERROR_TEXT,
 };
 use clawloop_core::message::{AssistantMessage, ContentBlock, ThinkingContent};
 use clawloop_core::{StopReason, Usage};
@@ -13,8 +14,9 @@ use clawloop_runner::attempt::{AttemptResult, PromptError, PromptErrorSource};
 use clawloop_runner::payloads::{
     AgentMeta, DeliveredEvidence, NormalizedUsage, PayloadInput, ReplyPayload, RunErrorKind,
     RunMeta, RunUsage, TerminalSignals, build_run_payloads, derive_prompt_tokens,
-    drop_delivered_payloads, incomplete_turn_payload, incomplete_turn_text, resolve_liveness,
-    resolve_replay_invalid, run_stop_reason, timeout_payload,
+    drop_delivered_payloads, incomplete_turn_payload, incomplete_turn_text,
+    partial_timeout_payload, resolve_liveness, resolve_replay_invalid, run_stop_reason,
+    timeout_payload,
 };
 use clawloop_subscribe::{
     LastToolError, LivenessState, ReasoningMode, ToolMeta, ToolResultFormat, UsageTotals,
@@ -601,6 +603,42 @@ fn timeout_payload_rows() {
 }
 
 #[test]
+fn a_timeout_after_partial_text_is_an_error_payload_after_it() {
+    let timed_out = |idle: bool, during_compaction: bool| AttemptResult {
+        aborted: true,
+        timed_out: true,
+        idle_timed_out: idle,
+        timed_out_during_compaction: during_compaction,
+        ..AttemptResult::default()
+    };
+    let rows: Vec<(&str, AttemptResult, usize, Option<ReplyPayload>)> = vec![
+        (
+            "idle timeout after text",
+            timed_out(true, false),
+            1,
+            Some(ReplyPayload::error(IDLE_TIMEOUT_PARTIAL_TEXT)),
+        ),
+        (
+            "overall timeout after text",
+            timed_out(false, false),
+            2,
+            Some(ReplyPayload::error(RUN_TIMEOUT_PARTIAL_TEXT)),
+        ),
+        (
+            "nothing produced: timeout_payload speaks",
+            timed_out(true, false),
+            0,
+            None,
+        ),
+        ("timeout during compaction", timed_out(false, true), 1, None),
+        ("no timeout", AttemptResult::default(), 1, None),
+    ];
+    for (name, attempt, count, expected) in rows {
+        assert_eq!(partial_timeout_payload(&attempt, count), expected, "{name}");
+    }
+}
+
+#[test]
 fn incomplete_turn_rows() {
     let ended = |stop: StopReason| AttemptResult {
         last_assistant: Some(assistant(stop, Vec::new())),
@@ -1138,6 +1176,7 @@ fn error_meta_serializes_kind_and_blocked_liveness() {
         (RunErrorKind::RoleOrdering, "role_ordering"),
         (RunErrorKind::ImageSize, "image_size"),
         (RunErrorKind::RetryLimit, "retry_limit"),
+        (RunErrorKind::ToolRoundLimit, "tool_round_limit"),
     ];
     for (kind, name) in rows {
         let meta = RunMeta::error(&attempt, agent.clone(), 9, kind, "prompt is too long");

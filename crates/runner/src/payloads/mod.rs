@@ -34,5 +34,5 @@ pub use liveness::{liveness_state_name, resolve_liveness, resolve_replay_invalid
 pub use meta::{AgentMeta, RunError, RunErrorKind, RunMeta, RunStopReason, run_stop_reason};
 pub use reply_payload::ReplyPayload;
 pub use run_usage::RunUsage;
-pub use timeout::timeout_payload;
+pub use timeout::{partial_timeout_payload, timeout_payload};
 pub use usage::{NormalizedUsage, derive_prompt_tokens};

@@ -315,6 +315,11 @@ pub async fn run_embedded_agent(
         }
 
         // Assistant side (reference §4.6, §5.2).
+        if whole_run_timed_out(&attempt, external_abort) {
+            // The user's time limit is for the whole turn: another key or model would only
+            // run past it (OpenClaw rotates and falls back here; clawloop fails the turn).
+            break RunEnding::Completed;
+        }
         let last = attempt.last_assistant.clone();
         let error_message = last.as_ref().and_then(|a| a.error_message.clone());
         if !attempt.aborted
@@ -492,6 +497,14 @@ fn rotation_cap_failover(model: &Model, reason: FailoverReason) -> RunError {
 }
 
 /// A run that gives up with `text` for the user.
+/// The whole-run time limit (not the idle watchdog, not during a compaction) ended the attempt.
+fn whole_run_timed_out(attempt: &AttemptResult, external_abort: bool) -> bool {
+    attempt.timed_out
+        && !attempt.idle_timed_out
+        && !attempt.timed_out_during_compaction
+        && !external_abort
+}
+
 fn error_payload(text: impl Into<String>, kind: RunErrorKind, message: String) -> RunEnding {
     RunEnding::ErrorPayload {
         text: text.into(),

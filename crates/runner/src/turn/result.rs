@@ -6,7 +6,7 @@ use clawloop_subscribe::MessagingToolTarget;
 
 use crate::payloads::{
     AgentMeta, PayloadInput, ReplyPayload, RunMeta, RunUsage, TerminalSignals, build_run_payloads,
-    incomplete_turn_payload, timeout_payload,
+    incomplete_turn_payload, partial_timeout_payload, timeout_payload,
 };
 use crate::run::{RunEnding, RunOutcome};
 
@@ -67,6 +67,10 @@ impl RunResult {
                 let signals = TerminalSignals::from_attempt(&last);
                 if let Some(timeout) = timeout_payload(&last, payloads.len()) {
                     payloads = vec![timeout];
+                } else if let Some(timeout) = partial_timeout_payload(&last, payloads.len()) {
+                    // The partial text stays for the caller to show; the timeout is the error.
+                    payloads.retain(|p| !p.is_error);
+                    payloads.push(timeout);
                 }
                 let incomplete = incomplete_turn_payload(&last, payloads.len(), &signals);
                 let incomplete_turn = incomplete.is_some();

@@ -1,0 +1,229 @@
+//! Failures that used to look like success, through the real `clawloop run` against the
+//! scripted server: timeouts, a model that calls tools forever, and the coding prompt the CLI
+//! sends instead of the chat gateway's.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+/// A clawloop home whose provider `acme` (models `m1`, `m2`) is the scripted server, with
+/// `extra` appended to its config.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new(server: &ProviderScriptServer, extra: &str) -> Result<Home, Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        std::fs::create_dir_all(dir.path().join("home"))?;
+        std::fs::create_dir_all(dir.path().join("workspace"))?;
+        std::fs::write(
+            dir.path().join("home/config.toml"),
+            format!(
+                r#"[agents.defaults]
+{extra}
+
+[agents.defaults.retry]
+transientHttpRetryDelayMs = 0
+
+[models.providers.acme]
+api = "openai-completions"
+baseUrl = "{}/v1"
+apiKey = "sk-test"
+models = [{{ id = "m1", contextWindow = 128000, maxTokens = 4096 }}, {{ id = "m2", contextWindow = 128000, maxTokens = 4096 }}]
+"#,
+                server.provider_url("acme")
+            ),
+        )?;
+        Ok(Home { dir })
+    }
+
+    fn workspace(&self) -> PathBuf {
+        self.dir.path().join("workspace")
+    }
+
+    /// Runs `clawloop run <args>` off the async runtime, so the server keeps answering.
+    async fn run(&self, args: &[&str]) -> std::io::Result<Output> {
+        let home = self.dir.path().join("home");
+        let workspace = self.workspace();
+        let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+        tokio::task::spawn_blocking(move || run_child(&home, &workspace, &args))
+            .await
+            .map_err(std::io::Error::other)?
+    }
+
+    /// Every transcript line of every session file, parsed.
+    fn transcript_entries(&self) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
+        let dir = self.dir.path().join("home/agents/main/sessions");
+        let mut entries = Vec::new();
+        for file in std::fs::read_dir(dir)? {
+            let path = file?.path();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                for line in std::fs::read_to_string(&path)?.lines() {
+                    entries.push(serde_json::from_str(line)?);
+                }
+            }
+        }
+        Ok(entries)
+    }
+}
+
+fn run_child(home: &Path, workspace: &Path, args: &[String]) -> std::io::Result<Output> {
+    Command::new(env!("CARGO_BIN_EXE_clawloop"))
+        .arg("run")
+        .arg("--workspace")
+        .arg(workspace)
+        .args(args)
+        .env("CLAWLOOP_HOME", home)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn exchanges(values: Vec<Value>) -> Result<Vec<ScriptedExchange>, serde_json::Error> {
+    values.into_iter().map(serde_json::from_value).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_idle_timeout_after_partial_text_fails_the_turn() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(
+        &server,
+        "model = { primary = \"acme/m1\" }\nllm = { idleTimeoutSeconds = 0.5 }",
+    )?;
+    // The same-model retry after an idle timeout stalls as well.
+    let stalled = json!({"reply": {
+        "textChunks": ["Partial ", "answer ", "never finished"],
+        "stallAfterChunks": 2, "stallMs": 20000}});
+    server.begin_turn(exchanges(vec![
+        stalled.clone(),
+        json!({"optional": true, "reply": stalled["reply"].clone()}),
+    ])?);
+    let out = home.run(&["--print", "hi"]).await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("LLM idle timeout") && stderr.contains("idleTimeoutSeconds"),
+        "{stderr}"
+    );
+    // --print writes the answer, and a cut-short reply is none.
+    assert_eq!(text(&out.stdout), "");
+    server.end_turn();
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_whole_run_timeout_fails_and_never_falls_back() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(
+        &server,
+        "model = { primary = \"acme/m1\", fallbacks = [\"acme/m2\"] }\nllm = { idleTimeoutSeconds = 0 }",
+    )?;
+    server.begin_turn(exchanges(vec![
+        json!({"expectRequest": {"model": "m1"}, "reply": {
+            "textChunks": ["Half ", "an ", "answer"], "stallAfterChunks": 2, "stallMs": 20000}}),
+        // Offered, and must stay unused: a run timeout is no reason to ask another model.
+        json!({"optional": true, "expectRequest": {"model": "m2"}, "reply": {"text": "fallback answer"}}),
+    ])?);
+    let out = home.run(&["--print", "--timeout", "1", "hi"]).await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("timed out"), "{stderr}");
+    assert!(!text(&out.stdout).contains("fallback answer"));
+    let turn = server.end_turn();
+    let models: Vec<Option<String>> = turn.requests.iter().map(|r| r.model.clone()).collect();
+    assert_eq!(models, [Some("m1".to_owned())]);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_calling_tools_forever_stops_at_the_round_limit() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(
+        &server,
+        "model = { primary = \"acme/m1\" }\nmaxToolRounds = 3",
+    )?;
+    let call = |i: usize| json!({"reply": {"toolCalls": [{"id": format!("call_{i}"), "name": "ls", "arguments": {}}]}});
+    server.begin_turn(exchanges((0..4).map(call).collect())?);
+    let out = home.run(&["--print", "look around"]).await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("3 tool rounds")
+            && stderr.contains("--max-turns")
+            && stderr.contains("agents.defaults.maxToolRounds"),
+        "{stderr}"
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    // The transcript stays valid: every call has its result.
+    let entries = home.transcript_entries()?;
+    let calls: Vec<String> = entries
+        .iter()
+        .filter(|e| e["message"]["role"] == "assistant")
+        .flat_map(|e| {
+            e["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|block| block["type"] == "toolCall")
+        .filter_map(|block| block["id"].as_str().map(str::to_owned))
+        .collect();
+    let results: Vec<String> = entries
+        .iter()
+        .filter(|e| e["message"]["role"] == "toolResult")
+        .filter_map(|e| e["message"]["toolCallId"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(calls.len(), 4);
+    assert_eq!(results, calls);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cli_sends_the_coding_prompt_with_the_projects_agents_md() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server, "model = { primary = \"acme/m1\" }")?;
+    std::fs::write(home.workspace().join("AGENTS.md"), "Always run cargo fmt.")?;
+    server.begin_turn(exchanges(vec![json!({
+        "expectRequest": {
+            "systemContains": [
+                "expert coding assistant operating inside clawloop",
+                "- read: Read file contents",
+                "Always run cargo fmt.",
+                "Answer like a pirate.",
+                "Current working directory: "
+            ],
+            "systemNotContains": [
+                "personal assistant", "Reply Tags", "routes to the source channel",
+                "Group Chat Context"
+            ]
+        },
+        "reply": {"text": "Arr."}})])?);
+    let out = home
+        .run(&[
+            "--print",
+            "--append-system-prompt",
+            "Answer like a pirate.",
+            "hi",
+        ])
+        .await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "Arr.\n".to_owned()),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
