@@ -286,3 +286,24 @@ async fn a_silent_reply_split_across_deltas_never_reaches_the_terminal() -> Test
     assert_eq!(server.end_turn().problems(), Vec::<String>::new());
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_tool_line_shows_a_bounded_start_of_a_huge_output_line() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    let command = "printf 'x%.0s' $(seq 1 20000); echo; exit 3";
+    server.begin_turn(vec![
+        exchange(json!({"toolCalls": [{"name": "bash", "arguments": {"command": command}}]}))?,
+        exchange(json!({"text": "It failed."}))?,
+    ]);
+    let out = piped(&home, &["run it"]).await?;
+    let stderr = String::from_utf8(out.stderr)?;
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|line| line.starts_with('✗'))
+        .ok_or_else(|| format!("no failed tool line in {stderr:?}"))?;
+    assert_eq!(line, format!("✗ {}…", "x".repeat(160)));
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}

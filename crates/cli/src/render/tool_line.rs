@@ -59,7 +59,12 @@ pub fn tool_start_line(name: &str, args: &Value, labels: &PathLabels) -> String 
     }
 }
 
-/// `✓ 12 ms` for a call that succeeded after `elapsed`, `✗ <first line>` for one that failed.
+/// Characters of an error's first line the end line shows: the output is the tool's (a
+/// command's one-line megabyte), and the transcript keeps all of it.
+const MAX_ERROR_CHARS: usize = 160;
+
+/// `✓ 12 ms` for a call that succeeded after `elapsed`, `✗ <first line>` for one that failed
+/// (at most [`MAX_ERROR_CHARS`] of it, then `…`).
 pub fn tool_end_line(result: &AgentToolResult, is_error: bool, elapsed: Duration) -> String {
     if !is_error {
         return format!("✓ {}", format_duration(elapsed));
@@ -71,7 +76,10 @@ pub fn tool_end_line(result: &AgentToolResult, is_error: bool, elapsed: Duration
         .map(first_line)
         .filter(|line| !line.is_empty())
         .unwrap_or("failed");
-    format!("✗ {text}")
+    match text.char_indices().nth(MAX_ERROR_CHARS) {
+        Some((cut, _)) => format!("✗ {}…", &text[..cut]),
+        None => format!("✗ {text}"),
+    }
 }
 
 /// `12 ms` under a second, `1.2 s` under a minute, `2m 5s` above.
@@ -146,6 +154,16 @@ mod tests {
                 Duration::ZERO
             ),
             "✗ ENOENT: no such file"
+        );
+        let long = "é".repeat(MAX_ERROR_CHARS + 1);
+        assert_eq!(
+            tool_end_line(&AgentToolResult::text(&long), true, Duration::ZERO),
+            format!("✗ {}…", "é".repeat(MAX_ERROR_CHARS))
+        );
+        let exact = "x".repeat(MAX_ERROR_CHARS);
+        assert_eq!(
+            tool_end_line(&AgentToolResult::text(&exact), true, Duration::ZERO),
+            format!("✗ {exact}")
         );
         assert_eq!(format_duration(Duration::from_millis(1234)), "1.2 s");
         assert_eq!(format_duration(Duration::from_secs(125)), "2m 5s");
