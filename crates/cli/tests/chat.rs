@@ -626,3 +626,28 @@ async fn the_banner_warns_when_the_model_s_provider_has_no_key() -> TestResult {
     assert!(!stderr.contains(warning), "{stderr}");
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hostile_session_key_is_shown_neutralized_on_a_terminal() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    let mut pty = Pty::spawn(
+        Command::new(env!("CARGO_BIN_EXE_clawloop"))
+            .args(["chat", "--session-key", "k\u{1b}]0;pwned\u{7}"])
+            .arg("--workspace")
+            .arg(home.workspace())
+            .env("CLAWLOOP_HOME", home.home())
+            .env("TERM", "xterm-256color")
+            .env("NO_COLOR", "1"),
+    )?;
+    pty.expect("session k^[]0;pwned^G · new session")?;
+    pty.expect("› ")?;
+    pty.send("/session\r")?;
+    pty.expect("key: k^[]0;pwned^G")?;
+    pty.expect("› ")?;
+    pty.send("\u{4}")?;
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    assert!(!output.contains("\u{1b}]0;pwned"), "{output:?}");
+    Ok(())
+}

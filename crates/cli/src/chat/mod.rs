@@ -150,13 +150,18 @@ async fn handle(
                 if let Some((provider, _)) = parse_model_ref(&model)
                     && lacks_key(&env.config, &env.agent_dir, provider)
                 {
-                    renderer.term().err_line(&missing_key_line(provider));
+                    let term = renderer.term();
+                    term.err_line(&term.shown_err(&missing_key_line(provider)));
                 }
                 state.model = Some(model);
             }
             Err(message) => renderer.error(&format!("/{message}")),
         },
-        ChatInput::ModelList => renderer.notice(&model_listing(env, &current_model(env, state))),
+        // Model and provider ids come from the config file: neutralized like any quoted text.
+        ChatInput::ModelList => {
+            let listing = model_listing(env, &current_model(env, state));
+            renderer.notice(&renderer.term().shown_out(&listing));
+        }
         ChatInput::Think(level) => {
             renderer.notice(&format!("thinking: {level}"));
             state.thinking = Some(level);
@@ -166,12 +171,16 @@ async fn handle(
             Err(message) => renderer.error(&message),
         },
         ChatInput::Session => match current_session(env, &state.key).await {
-            Ok(binding) => renderer.notice(&format!(
-                "key: {}\nid: {}\nfile: {}",
-                state.key,
-                binding.session_id,
-                binding.session_file.display()
-            )),
+            Ok(binding) => {
+                // The key is an argument and the file a path: shown neutralized on a terminal.
+                let text = format!(
+                    "key: {}\nid: {}\nfile: {}",
+                    state.key,
+                    binding.session_id,
+                    binding.session_file.display()
+                );
+                renderer.notice(&renderer.term().shown_out(&text));
+            }
             Err(message) => renderer.error(&message),
         },
         ChatInput::Compact => compact(env, renderer, state).await,
