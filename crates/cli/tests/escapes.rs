@@ -227,3 +227,39 @@ fn logs_show_quoted_escapes_visibly_on_a_terminal_and_keep_the_bytes_piped() -> 
     assert_eq!(String::from_utf8(piped.stdout)?, line);
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_resume_picker_shows_first_messages_visibly() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(vec![serde_json::from_value(
+        json!({"reply": {"text": "Looked."}}),
+    )?]);
+    let (title, _) = TITLE;
+    let mut first = clawloop(&home, &["run", "--session-key", "pick", "--workspace"]);
+    first
+        .arg(home.workspace())
+        .arg(format!("look at {title}\u{202E}"))
+        .stdin(Stdio::null());
+    let out = tokio::task::spawn_blocking(move || first.output()).await??;
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+
+    let mut resume = clawloop(&home, &["run", "-r", "next", "--workspace"]);
+    resume.arg(home.workspace());
+    let mut pty = Pty::spawn(&mut resume)?;
+    pty.expect("Resume which session?")?;
+    pty.send("none\r")?;
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(2), "{output:?}");
+    assert!(!output.contains('\u{1b}'), "{output:?}");
+    assert!(!output.contains('\u{202E}'), "{output:?}");
+    // The picker keeps only printable text of a first message; what is left of it here is
+    // the override, which must show.
+    let row = output
+        .lines()
+        .find(|line| line.contains("pick"))
+        .ok_or("no picker row")?;
+    assert!(row.ends_with("]0;pwned<U+202E>"), "{row:?}");
+    Ok(())
+}
