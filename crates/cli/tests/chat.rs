@@ -651,3 +651,39 @@ async fn a_hostile_session_key_is_shown_neutralized_on_a_terminal() -> TestResul
     assert!(!output.contains("\u{1b}]0;pwned"), "{output:?}");
     Ok(())
 }
+
+/// The terminal's Ctrl-C during a turn is a SIGINT to the foreground process (the test's
+/// pseudo-terminal is no controlling terminal, so the signal is sent as the terminal would).
+#[tokio::test(flavor = "multi_thread")]
+async fn on_a_terminal_an_interrupt_during_a_turn_aborts_it_and_prompts_again() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(vec![
+        serde_json::from_value(json!({"reply": {"text": "never seen", "stallMs": 600_000}}))?,
+        serde_json::from_value(json!({
+            "expectRequest": {"bodyContains": ["slow question", "after that"]},
+            "reply": {"text": "Back again."}}))?,
+    ]);
+    let mut pty = chat_on_pty(&home)?;
+    pty.expect("› ")?;
+    pty.send("slow question\r")?;
+    // Waits for the request, not for a time: the signal must land while the turn runs.
+    while server.requests().is_empty() {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &pty.id().to_string()])
+        .status()?;
+    assert!(status.success());
+    pty.expect("turn interrupted")?;
+    pty.expect("› ")?;
+    pty.send("after that\r")?;
+    pty.expect("Back again.")?;
+    pty.expect("› ")?;
+    pty.send("\u{4}")?;
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    assert!(!output.contains("press Ctrl-C again"), "{output:?}");
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}

@@ -118,6 +118,11 @@ impl Pty {
         Ok((status, String::from_utf8_lossy(&self.seen).into_owned()))
     }
 
+    /// The child's process id (to signal it as a terminal's Ctrl-C would).
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// What the child wrote so far.
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.seen).into_owned()
