@@ -96,8 +96,8 @@ impl Command {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        // clap prints the usage error (exit 2) or the help/version text (exit 0) itself.
-        Err(err) => err.exit(),
+        // The usage error (exit 2) or the help/version text (exit 0), as clap writes it.
+        Err(err) => return render::clap_error::report(&err),
     };
     config::set_overrides(cli.config_overrides);
     if cli.command.is_some()

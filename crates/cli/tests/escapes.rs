@@ -263,3 +263,24 @@ async fn the_resume_picker_shows_first_messages_visibly() -> TestResult {
     assert!(row.ends_with("]0;pwned<U+202E>"), "{row:?}");
     Ok(())
 }
+
+#[test]
+fn a_usage_error_quoting_an_argument_is_neutralized_on_a_terminal() -> TestResult {
+    let home = tempfile::tempdir()?;
+    let (title, _) = TITLE;
+    let (status, output) = on_terminal(home.path(), &[&format!("bad{title}\u{202E}")])?;
+    assert_eq!(status.code(), Some(2), "{output:?}");
+    assert!(!output.contains('\u{1b}'), "{output:?}");
+    assert!(!output.contains('\u{202E}'), "{output:?}");
+    assert!(output.contains("<U+202E>"), "{output:?}");
+    assert!(output.contains("Usage:"), "{output:?}");
+
+    // An ordinary usage error keeps clap's own rendering.
+    let (status, output) = on_terminal(home.path(), &["nosuchcommand"])?;
+    assert_eq!(status.code(), Some(2), "{output:?}");
+    assert!(output.contains("'nosuchcommand'"), "{output:?}");
+    let (status, output) = on_terminal(home.path(), &["--version"])?;
+    assert_eq!(status.code(), Some(0), "{output:?}");
+    assert!(output.starts_with("clawloop "), "{output:?}");
+    Ok(())
+}

@@ -2,6 +2,7 @@
 //! arrives, with tool activity, a spinner and a last line on stderr; only the final text
 //! (`--print`); or pi's JSON lines (`--json`).
 
+pub mod clap_error;
 pub mod json;
 pub mod sanitize;
 pub mod stream;
