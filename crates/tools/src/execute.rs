@@ -65,7 +65,7 @@ pub enum ExecutionMode {
 /// What executing the calls of one assistant message gave.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ExecutionOutcome {
-    /// One result per call, in the order they were finalized.
+    /// One result per call, in call order.
     pub results: Vec<ToolResultMessage>,
     /// Steering messages polled during execution (empty if none were waiting); the loop injects
     /// them before the next model call.
@@ -201,20 +201,24 @@ impl ToolExecutor {
         emit: &EventSink,
     ) -> ExecutionOutcome {
         let mut outcome = ExecutionOutcome::default();
-        let mut runnable = Vec::new();
+        // Every call keeps its place: a call that fails before running (unknown tool, invalid
+        // arguments, blocked) is finalized in call order with the others (SPEC §7), not first.
+        let mut slots: Vec<Slot> = Vec::with_capacity(calls.len());
         for (index, call) in calls.iter().enumerate() {
             emit_start(emit, call);
-            match self.prepare(call, cancel).await {
-                Preparation::Immediate(result) => {
-                    outcome.results.push(self.finish(emit, call, result));
-                }
-                Preparation::Ready(prepared) => runnable.push(prepared),
-            }
+            slots.push(match self.prepare(call, cancel).await {
+                Preparation::Immediate(result) => Slot::Immediate(call.clone(), result),
+                Preparation::Ready(prepared) => Slot::Ready(prepared),
+            });
             let steering = self.poll_steering();
             if !steering.is_empty() {
                 outcome.steering = steering;
-                for prepared in &runnable {
-                    outcome.results.push(self.skip(emit, &prepared.call));
+                for slot in slots {
+                    outcome.results.push(match slot {
+                        Slot::Immediate(call, result) => self.finish(emit, &call, result),
+                        Slot::Ready(prepared) => self.skip(emit, &prepared.call),
+                        Slot::Running(run) => self.skip(emit, &run.prepared.call),
+                    });
                 }
                 for skipped in &calls[index + 1..] {
                     emit_start(emit, skipped);
@@ -224,12 +228,19 @@ impl ToolExecutor {
             }
         }
         // Start everything, then finalize in call order.
-        let running: Vec<Running> = runnable
+        let slots: Vec<Slot> = slots
             .into_iter()
-            .map(|prepared| self.spawn(prepared, ctx, cancel, emit))
+            .map(|slot| match slot {
+                Slot::Ready(prepared) => Slot::Running(self.spawn(prepared, ctx, cancel, emit)),
+                other => other,
+            })
             .collect();
-        for run in running {
-            let message = self.finalize(run, cancel, emit).await;
+        for slot in slots {
+            let message = match slot {
+                Slot::Immediate(call, result) => self.finish(emit, &call, result),
+                Slot::Running(run) => self.finalize(run, cancel, emit).await,
+                Slot::Ready(prepared) => self.skip(emit, &prepared.call),
+            };
             outcome.results.push(message);
         }
         let steering = self.poll_steering();
@@ -394,6 +405,16 @@ enum Preparation {
     Immediate(ToolResult),
     /// The call may run.
     Ready(Prepared),
+}
+
+/// One call of a parallel batch, in its place.
+enum Slot {
+    /// Failed before running; finalized in its turn.
+    Immediate(ToolCall, ToolResult),
+    /// Ready, not started yet.
+    Ready(Prepared),
+    /// Started.
+    Running(Running),
 }
 
 /// A call ready to run.

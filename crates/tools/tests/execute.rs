@@ -254,7 +254,7 @@ async fn parallel_calls_run_concurrently_and_finish_in_call_order() {
 }
 
 #[tokio::test]
-async fn immediate_failures_are_finalized_before_executed_results_in_parallel_mode() {
+async fn immediate_failures_keep_their_place_in_call_order_in_parallel_mode() {
     let exec = executor(vec![sleeper()]);
     let rec = Recorder::default();
     let calls = [
@@ -268,22 +268,22 @@ async fn immediate_failures_are_finalized_before_executed_results_in_parallel_mo
     assert_eq!(
         summary(&outcome.results),
         owned(&[
+            ("c1", false, "ok"),
             ("c2", true, "Tool nope not found"),
             ("c3", true, invalid),
-            ("c1", false, "ok"),
         ])
     );
     // pi's error result shape: `details: {}`.
-    assert_eq!(outcome.results[0].details, Some(json!({})));
+    assert_eq!(outcome.results[1].details, Some(json!({})));
     assert_eq!(
         rec.starts_and_ends(),
         strings(&[
             "start c1",
             "start c2",
-            "end c2 error Tool nope not found",
             "start c3",
-            &format!("end c3 error {invalid}"),
             "end c1 ok",
+            "end c2 error Tool nope not found",
+            &format!("end c3 error {invalid}"),
         ])
     );
 }
@@ -557,8 +557,8 @@ async fn hooks_block_rewrite_and_replace_results() {
         owned(&[
             ("blocked", true, "not today"),
             ("silent", true, "Tool execution was blocked"),
-            ("broken", true, "hook exploded"),
             ("rewrite", false, "rewritten"),
+            ("broken", true, "hook exploded"),
             ("patch", true, "patched"),
             ("keep", false, "keep"),
         ])
