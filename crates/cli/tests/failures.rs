@@ -227,3 +227,36 @@ async fn the_cli_sends_the_coding_prompt_with_the_projects_agents_md() -> TestRe
     assert_eq!(server.end_turn().problems(), Vec::<String>::new());
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_keeps_the_model_the_user_chose() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server, "model = { primary = \"acme/m1\" }")?;
+    let answered_by = |model: &str, text: &str| json!({"expectRequest": {"model": model}, "reply": {"text": text}});
+    server.begin_turn(exchanges(vec![answered_by("m2", "first")])?);
+    let out = home
+        .run(&["--print", "--session-key", "k1", "--model", "acme/m2", "hi"])
+        .await?;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    // The next turn names no model: it continues on the session's, not the primary.
+    server.begin_turn(exchanges(vec![answered_by("m2", "second")])?);
+    let out = home
+        .run(&["--print", "--session-key", "k1", "again"])
+        .await?;
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "second\n".to_owned()),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    // Another session still starts on the primary.
+    server.begin_turn(exchanges(vec![answered_by("m1", "third")])?);
+    let out = home
+        .run(&["--print", "--session-key", "k2", "hello"])
+        .await?;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}

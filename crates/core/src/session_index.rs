@@ -18,6 +18,21 @@ pub struct SessionBinding {
     pub session_file: PathBuf,
     /// Whether the binding was created by this call.
     pub created: bool,
+    /// The model and thinking level the user chose for this session, which its turns keep
+    /// until the user changes them (pi's behaviour).
+    pub overrides: SessionOverrides,
+}
+
+/// What the user chose for a session (OpenClaw's `providerOverride`, `modelOverride` and
+/// `thinkingLevel` session fields). A fallback model that answered is no choice.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionOverrides {
+    /// The provider of the chosen model.
+    pub provider: Option<String>,
+    /// The chosen model id.
+    pub model: Option<String>,
+    /// The chosen thinking level (`off`, `high`, …).
+    pub thinking_level: Option<String>,
 }
 
 /// What a finished turn records for its key.
@@ -42,6 +57,8 @@ pub struct SessionTurnRecord {
     pub message_count: Option<u64>,
     /// When the turn ended, ms since the epoch.
     pub updated_at: u64,
+    /// What the turn's request chose explicitly; `None` fields leave the stored choice.
+    pub overrides: SessionOverrides,
 }
 
 /// A session index failure, with the store's own description.

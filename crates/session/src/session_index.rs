@@ -3,7 +3,7 @@
 //! and every call runs on the blocking pool.
 
 use clawloop_core::session_index::{
-    SessionBinding, SessionIndex, SessionIndexError, SessionTurnRecord,
+    SessionBinding, SessionIndex, SessionIndexError, SessionOverrides, SessionTurnRecord,
 };
 use clawloop_core::tool::BoxFuture;
 
@@ -27,19 +27,25 @@ impl SessionStore {
         Ok(SessionBinding {
             session_key: key.to_owned(),
             session_file: record.transcript_path(&dir),
+            overrides: overrides_of(&record),
             session_id: record.session_id,
             created,
         })
     }
 
-    /// A new session for `key` (`/new`), as a binding.
+    /// A new session for `key` (`/new`), as a binding; the key keeps the user's choices.
     pub fn reset_key(&self, key: &str) -> Result<SessionBinding, SessionError> {
         let transcript = self.new_session_for_key(key, SessionOptions::default())?;
+        let overrides = self
+            .find_by_key(key)?
+            .map(|record| overrides_of(&record))
+            .unwrap_or_default();
         Ok(SessionBinding {
             session_key: key.to_owned(),
             session_id: transcript.session_id().to_owned(),
             session_file: transcript.path().to_path_buf(),
             created: true,
+            overrides,
         })
     }
 
@@ -58,6 +64,14 @@ impl SessionStore {
             if turn.model.is_some() {
                 record.model = turn.model;
             }
+            let chosen = turn.overrides;
+            if chosen.model.is_some() {
+                record.provider_override = chosen.provider;
+                record.model_override = chosen.model;
+            }
+            if chosen.thinking_level.is_some() {
+                record.thinking_level = chosen.thinking_level;
+            }
             record.input_tokens = turn.input_tokens.or(record.input_tokens);
             record.output_tokens = turn.output_tokens.or(record.output_tokens);
             record.total_tokens = turn.total_tokens.or(record.total_tokens);
@@ -69,6 +83,14 @@ impl SessionStore {
                     Some(previous.saturating_add(u64::from(turn.compactions)));
             }
         })
+    }
+}
+
+fn overrides_of(record: &SessionRecord) -> SessionOverrides {
+    SessionOverrides {
+        provider: record.provider_override.clone(),
+        model: record.model_override.clone(),
+        thinking_level: record.thinking_level.clone(),
     }
 }
 

@@ -55,6 +55,15 @@ pub struct SessionRecord {
     /// Model last used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Provider of the model the user chose for the session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_override: Option<String>,
+    /// Model the user chose for the session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_override: Option<String>,
+    /// Thinking level the user chose for the session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_level: Option<String>,
     /// Input tokens of the last run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
@@ -92,6 +101,9 @@ impl SessionRecord {
             session_file,
             model_provider: None,
             model: None,
+            provider_override: None,
+            model_override: None,
+            thinking_level: None,
             input_tokens: None,
             output_tokens: None,
             total_tokens: None,
@@ -116,6 +128,9 @@ impl SessionRecord {
         SessionRecord {
             model_provider: self.model_provider.clone(),
             model: self.model.clone(),
+            provider_override: self.provider_override.clone(),
+            model_override: self.model_override.clone(),
+            thinking_level: self.thinking_level.clone(),
             extra: self.extra.clone(),
             ..SessionRecord::new(session_id, Some(session_file), now)
         }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use clawloop_core::session_index::{SessionIndex, SessionTurnRecord};
+use clawloop_core::session_index::{SessionIndex, SessionOverrides, SessionTurnRecord};
 use clawloop_session::SessionStore;
 use pretty_assertions::assert_eq;
 
@@ -63,6 +63,7 @@ async fn reset_starts_a_new_session_and_turns_are_recorded() {
         compactions: 2,
         message_count: Some(4),
         updated_at: 1_700_000_000_000,
+        overrides: SessionOverrides::default(),
     };
     index.record_turn("main", turn.clone()).await.unwrap();
     index
@@ -98,6 +99,67 @@ async fn reset_starts_a_new_session_and_turns_are_recorded() {
     assert_eq!(
         index.bind("main").await.unwrap().session_id,
         reset.session_id
+    );
+}
+
+#[tokio::test]
+async fn the_users_model_and_thinking_choice_is_kept_for_the_key_until_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let index: &dyn SessionIndex = &store;
+    assert_eq!(
+        index.bind("main").await.unwrap().overrides,
+        SessionOverrides::default()
+    );
+    let chose = |model: Option<&str>, thinking: Option<&str>| SessionTurnRecord {
+        overrides: SessionOverrides {
+            provider: model.map(|_| "acme".to_owned()),
+            model: model.map(str::to_owned),
+            thinking_level: thinking.map(str::to_owned),
+        },
+        ..SessionTurnRecord::default()
+    };
+    index
+        .record_turn("main", chose(Some("m2"), Some("high")))
+        .await
+        .unwrap();
+    // A turn that chooses nothing (a fallback answered, say) leaves the choice.
+    index.record_turn("main", chose(None, None)).await.unwrap();
+    let expected = SessionOverrides {
+        provider: Some("acme".to_owned()),
+        model: Some("m2".to_owned()),
+        thinking_level: Some("high".to_owned()),
+    };
+    assert_eq!(index.bind("main").await.unwrap().overrides, expected);
+    let raw: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(store.store_path()).unwrap()).unwrap();
+    assert_eq!(
+        (
+            &raw["main"]["providerOverride"],
+            &raw["main"]["modelOverride"],
+            &raw["main"]["thinkingLevel"]
+        ),
+        (
+            &serde_json::json!("acme"),
+            &serde_json::json!("m2"),
+            &serde_json::json!("high")
+        )
+    );
+    // The key keeps its choice across a reset.
+    assert_eq!(index.reset("main").await.unwrap().overrides, expected);
+    index
+        .record_turn("main", chose(None, Some("off")))
+        .await
+        .unwrap();
+    assert_eq!(
+        index
+            .bind("main")
+            .await
+            .unwrap()
+            .overrides
+            .thinking_level
+            .as_deref(),
+        Some("off")
     );
 }
 

@@ -106,7 +106,8 @@ fn new_session_for_key_points_the_key_at_a_fresh_transcript() {
             r.model_provider = Some("anthropic".into());
             r.total_tokens = Some(1234);
             r.compaction_count = Some(2);
-            r.extra.insert("thinkingLevel".into(), json!("high"));
+            r.thinking_level = Some("high".into());
+            r.extra.insert("label".into(), json!("kept"));
         })
         .unwrap();
     let t2 = store.new_session_for_key(KEY, new_options()).unwrap();
@@ -116,7 +117,8 @@ fn new_session_for_key_points_the_key_at_a_fresh_transcript() {
     assert_eq!(record.model.as_deref(), Some("claude-sonnet-4-5"));
     assert_eq!(record.model_provider.as_deref(), Some("anthropic"));
     assert_eq!((record.total_tokens, record.compaction_count), (None, None));
-    assert_eq!(record.extra["thinkingLevel"], "high");
+    assert_eq!(record.thinking_level.as_deref(), Some("high"));
+    assert_eq!(record.extra["label"], "kept");
     assert!(expected_path.exists());
 
     // A requested id that is taken is refused, not reopened.

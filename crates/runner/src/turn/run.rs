@@ -11,7 +11,7 @@ use clawloop_core::classify::{
 };
 use clawloop_core::error_text::{TURN_CONTEXT_LIMIT_RESET_TEXT, agent_failed_before_reply_text};
 use clawloop_core::message::ImageContent;
-use clawloop_core::session_index::SessionTurnRecord;
+use clawloop_core::session_index::{SessionOverrides, SessionTurnRecord};
 use clawloop_core::{FailoverReason, StopReason, ThinkLevel};
 use clawloop_subscribe::SILENT_REPLY_TOKEN;
 use clawloop_tools::client_tools::ClientToolDefinition;
@@ -147,25 +147,25 @@ async fn turn(
 ) -> AgentRunLoopResult {
     let defaults = env.config.defaults();
     let key = request.session_key.as_str();
-    let requested = match (&request.provider, &request.model) {
-        (Some(provider), Some(model)) => Some((provider.as_str(), model.as_str())),
-        (None, Some(model)) => match clawloop_providers::catalog::parse_model_ref(model) {
-            Some(parsed) => Some(parsed),
-            None => Some(("", model.as_str())),
-        },
-        (Some(provider), None) => Some((provider.as_str(), "")),
-        (None, None) => None,
-    };
-    let candidates = resolve_fallback_candidates(requested, &defaults.model, None);
-    if candidates.is_empty() {
-        return final_error(NO_MODEL_TEXT.to_owned(), None);
-    }
+    let explicit = requested_model(request);
     let mut guards = TurnGuards::default();
     loop {
         let binding = match env.sessions.bind(key).await {
             Ok(binding) => binding,
             Err(err) => return final_error(agent_failed_before_reply_text(&err.message), None),
         };
+        // A turn that names no model continues on the one the user chose for the session.
+        let chosen = explicit
+            .clone()
+            .or_else(|| session_model(&binding.overrides));
+        let candidates = resolve_fallback_candidates(
+            chosen.as_ref().map(|(p, m)| (p.as_str(), m.as_str())),
+            &defaults.model,
+            None,
+        );
+        if candidates.is_empty() {
+            return final_error(NO_MODEL_TEXT.to_owned(), None);
+        }
         let session_id = binding.session_id.clone();
         let fallback_configured = candidates.len() > 1;
         let result = run_with_model_fallback(
@@ -251,7 +251,13 @@ async fn turn(
                     transient_pause(env, &message).await;
                     continue;
                 }
-                record_turn(env, key, &outcome).await;
+                record_turn(
+                    env,
+                    key,
+                    &outcome,
+                    chosen_overrides(request, explicit.as_ref()),
+                )
+                .await;
                 let fallback = (success.provider != candidates[0].provider
                     || success.model != candidates[0].model)
                     .then(|| (success.provider.clone(), success.model.clone()));
@@ -378,7 +384,16 @@ pub(crate) fn run_request(
             .filter(|rounds| *rounds > 0),
         provider: candidate.provider.clone(),
         model: candidate.model.clone(),
-        thinking: request.thinking.unwrap_or(defaults.thinking_default),
+        thinking: request
+            .thinking
+            .or_else(|| {
+                binding
+                    .overrides
+                    .thinking_level
+                    .as_deref()
+                    .and_then(|level| level.parse().ok())
+            })
+            .unwrap_or(defaults.thinking_default),
         locked_profile: request.locked_profile.clone(),
         fallback_configured,
         allow_transient_cooldown_probe,
@@ -511,7 +526,46 @@ async fn transient_pause(env: &TurnEnv, message: &str) {
     tokio::time::sleep(Duration::from_millis(delay)).await;
 }
 
-async fn record_turn(env: &TurnEnv, key: &str, outcome: &RunOutcome) {
+/// The model the request names, as `(provider, model)`; an empty part is filled from the
+/// configuration by the candidate resolution.
+fn requested_model(request: &TurnRequest) -> Option<(String, String)> {
+    match (&request.provider, &request.model) {
+        (Some(provider), Some(model)) => Some((provider.clone(), model.clone())),
+        (None, Some(model)) => match clawloop_providers::catalog::parse_model_ref(model) {
+            Some((provider, model)) => Some((provider.to_owned(), model.to_owned())),
+            None => Some((String::new(), model.clone())),
+        },
+        (Some(provider), None) => Some((provider.clone(), String::new())),
+        (None, None) => None,
+    }
+}
+
+/// The model the user chose for the session earlier.
+fn session_model(overrides: &SessionOverrides) -> Option<(String, String)> {
+    let model = overrides.model.clone().filter(|m| !m.is_empty())?;
+    Some((overrides.provider.clone().unwrap_or_default(), model))
+}
+
+/// What this turn's request chose explicitly, to be kept for the session's next turns.
+fn chosen_overrides(
+    request: &TurnRequest,
+    explicit: Option<&(String, String)>,
+) -> SessionOverrides {
+    let (provider, model) = match explicit {
+        Some((provider, model)) if !model.is_empty() => (
+            Some(provider.clone()).filter(|p| !p.is_empty()),
+            Some(model.clone()),
+        ),
+        _ => (None, None),
+    };
+    SessionOverrides {
+        provider,
+        model,
+        thinking_level: request.thinking.map(|level| level.as_str().to_owned()),
+    }
+}
+
+async fn record_turn(env: &TurnEnv, key: &str, outcome: &RunOutcome, overrides: SessionOverrides) {
     let last = outcome
         .last_attempt()
         .and_then(|a| a.last_assistant.as_ref());
@@ -530,6 +584,7 @@ async fn record_turn(env: &TurnEnv, key: &str, outcome: &RunOutcome) {
             .filter(|a| !a.messages_snapshot.is_empty())
             .map(|a| u64::try_from(a.messages_snapshot.len()).unwrap_or(u64::MAX)),
         updated_at: env.runtime.clock().now_ms(),
+        overrides,
     };
     if let Err(err) = env.sessions.record_turn(key, record).await {
         tracing::warn!(target: "clawloop::turn", "cannot record the turn in the session store: {err}");
