@@ -687,3 +687,27 @@ async fn on_a_terminal_an_interrupt_during_a_turn_aborts_it_and_prompts_again() 
     assert_eq!(server.end_turn().problems(), Vec::<String>::new());
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_chosen_in_chat_is_the_session_s_next_time() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(vec![
+        serde_json::from_value(json!({"reply": {"text": "On m2."}}))?,
+        serde_json::from_value(json!({"reply": {"text": "Still m2."}}))?,
+    ]);
+    let first = chat_piped(&home, "/model acme/m2\n/think high\nhello\n").await?;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let again = chat_piped(&home, "/model\nand again\n").await?;
+    let (stdout, stderr) = (text(&again.stdout), text(&again.stderr));
+    assert_eq!(again.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.lines().any(|l| l.ends_with("acme/m2 · thinking high")),
+        "{stderr}"
+    );
+    assert!(stdout.starts_with("model: acme/m2\n"), "{stdout}");
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    let models: Vec<Option<String>> = server.requests().iter().map(|r| r.model.clone()).collect();
+    assert_eq!(models, vec![Some("m2".to_owned()), Some("m2".to_owned())]);
+    Ok(())
+}

@@ -97,6 +97,7 @@ async fn chat(home: PathBuf, env: TurnEnv, mut state: ChatState, fresh: bool) ->
             return ExitCode::from(EXIT_FAILED);
         }
     };
+    adopt_session_choices(&home, &env, &mut state);
     show_banner(&home, &env, &renderer, &state, input.is_terminal());
     // One Ctrl-C at an empty prompt only warns (codex): a stray one must not end the chat.
     let mut exit_armed = false;
@@ -225,6 +226,26 @@ fn current_model(env: &TurnEnv, state: &ChatState) -> String {
         .model
         .clone()
         .unwrap_or_else(|| effective_model(&env.config).reference)
+}
+
+/// The model and thinking level the key's session keeps (chosen in an earlier run or chat),
+/// unless the command line names others: the banner, `/model` and `/compact` then show and
+/// use what the turns will run.
+fn adopt_session_choices(home: &Path, env: &TurnEnv, state: &mut ChatState) {
+    let Some(record) = SessionStore::for_agent(home, &env.agent_id)
+        .ok()
+        .and_then(|store| store.find_by_key(&state.key).ok().flatten())
+    else {
+        return;
+    };
+    if state.model.is_none()
+        && let (Some(provider), Some(model)) = (&record.provider_override, &record.model_override)
+    {
+        state.model = Some(format!("{provider}/{model}"));
+    }
+    if state.thinking.is_none() {
+        state.thinking = record.thinking_level.as_deref().and_then(|l| l.parse().ok());
+    }
 }
 
 /// The opening lines, on stderr: a script reading stdout gets only the replies.
