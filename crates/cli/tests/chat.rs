@@ -702,7 +702,9 @@ async fn a_model_chosen_in_chat_is_the_session_s_next_time() -> TestResult {
     let (stdout, stderr) = (text(&again.stdout), text(&again.stderr));
     assert_eq!(again.status.code(), Some(0), "{stderr}");
     assert!(
-        stderr.lines().any(|l| l.ends_with("acme/m2 · thinking high")),
+        stderr
+            .lines()
+            .any(|l| l.ends_with("acme/m2 · thinking high")),
         "{stderr}"
     );
     assert!(stdout.starts_with("model: acme/m2\n"), "{stdout}");

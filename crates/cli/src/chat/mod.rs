@@ -244,7 +244,10 @@ fn adopt_session_choices(home: &Path, env: &TurnEnv, state: &mut ChatState) {
         state.model = Some(format!("{provider}/{model}"));
     }
     if state.thinking.is_none() {
-        state.thinking = record.thinking_level.as_deref().and_then(|l| l.parse().ok());
+        state.thinking = record
+            .thinking_level
+            .as_deref()
+            .and_then(|l| l.parse().ok());
     }
 }
 
