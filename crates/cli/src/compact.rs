@@ -54,16 +54,25 @@ fn run(args: &CompactArgs) -> Result<(), Failure> {
     if let Some(model) = &args.model {
         check_known(&config, model).map_err(|err| Failure::usage(format!("--{err}")))?;
     }
-    // The runner compacts with the primary: the model the CLI settled on takes its place.
-    config.agents.defaults.model.primary = Some(
-        args.model
-            .clone()
-            .unwrap_or_else(|| effective_model(&config).reference),
-    );
     let store = SessionStore::for_agent(&home, &args.agent)
         .map_err(|err| Failure::usage(format!("--agent `{}`: {err}", args.agent)))?;
     let target = args.session.as_deref().unwrap_or(&args.session_key);
     let session = resolve_target(&store, target)?;
+    // The runner compacts with the primary: the model named, else the one the session keeps
+    // (as its next turn would run), else the CLI's default takes its place.
+    let chosen = match (
+        &session.record.provider_override,
+        &session.record.model_override,
+    ) {
+        (Some(provider), Some(model)) => Some(format!("{provider}/{model}")),
+        _ => None,
+    };
+    config.agents.defaults.model.primary = Some(
+        args.model
+            .clone()
+            .or(chosen)
+            .unwrap_or_else(|| effective_model(&config).reference),
+    );
     let file = session.record.transcript_path(store.dir());
     if !file.exists() {
         let note = format!(

@@ -658,8 +658,43 @@ async fn compact_model_picks_the_summarizer_and_an_unknown_one_is_refused() -> T
     let out = home.clawloop(&["compact", "--model", "bolt/b1"]).await?;
     let stdout = ok_stdout(&out);
     server.end_turn();
+    let compacted = server.requests().len();
     assert!(stdout.starts_with("compacted session `main`: "), "{stdout}");
     let summarizers: Vec<Option<String>> = server.requests()[before..]
+        .iter()
+        .map(|r| r.model.clone())
+        .collect();
+    assert!(!summarizers.is_empty());
+    assert!(
+        summarizers.iter().all(|m| m.as_deref() == Some("b1")),
+        "{summarizers:?}"
+    );
+
+    // Without --model, the model the session keeps (chosen by a run) writes the summary.
+    let workspace = home.dir.path().join("workspace");
+    let workspace = workspace.to_string_lossy().into_owned();
+    server.begin_turn(reply(&format!("answer 2: {long}"))?);
+    let turn = home
+        .clawloop(&[
+            "run",
+            "--workspace",
+            &workspace,
+            "--print",
+            "--model",
+            "bolt/b1",
+            &format!("question 2: {long}"),
+        ])
+        .await?;
+    ok_stdout(&turn);
+    server.end_turn();
+    server.begin_turn(script(json!([
+        {"reply": {"text": "SUMMARY again."}},
+        {"reply": {"text": "SUMMARY again."}},
+    ]))?);
+    let out = home.clawloop(&["compact"]).await?;
+    ok_stdout(&out);
+    server.end_turn();
+    let summarizers: Vec<Option<String>> = server.requests()[compacted + 1..]
         .iter()
         .map(|r| r.model.clone())
         .collect();
