@@ -49,10 +49,14 @@ models = [{{ id = "m1", contextWindow = 128000, maxTokens = 4096 }}, {{ id = "m2
 
     /// Runs `clawloop run <args>` off the async runtime, so the server keeps answering.
     async fn run(&self, args: &[&str]) -> std::io::Result<Output> {
+        self.run_with_stdin(args, String::new()).await
+    }
+
+    async fn run_with_stdin(&self, args: &[&str], stdin: String) -> std::io::Result<Output> {
         let home = self.dir.path().join("home");
         let workspace = self.workspace();
         let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
-        tokio::task::spawn_blocking(move || run_child(&home, &workspace, &args))
+        tokio::task::spawn_blocking(move || run_child(&home, &workspace, &args, &stdin))
             .await
             .map_err(std::io::Error::other)?
     }
@@ -73,18 +77,29 @@ models = [{{ id = "m1", contextWindow = 128000, maxTokens = 4096 }}, {{ id = "m2
     }
 }
 
-fn run_child(home: &Path, workspace: &Path, args: &[String]) -> std::io::Result<Output> {
-    Command::new(env!("CARGO_BIN_EXE_clawloop"))
+fn run_child(
+    home: &Path,
+    workspace: &Path,
+    args: &[String],
+    stdin: &str,
+) -> std::io::Result<Output> {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clawloop"))
         .arg("run")
         .arg("--workspace")
         .arg(workspace)
         .args(args)
         .env("CLAWLOOP_HOME", home)
         .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .output()
+        .spawn()?;
+    if let Some(mut pipe) = child.stdin.take() {
+        // The child may refuse before reading it all; a closed pipe is its answer, not ours.
+        let _ = pipe.write_all(stdin.as_bytes());
+    }
+    child.wait_with_output()
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -258,5 +273,46 @@ async fn a_session_keeps_the_model_the_user_chose() -> TestResult {
         .await?;
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_prompt_larger_than_the_window_is_refused_and_the_session_is_untouched() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server, "model = { primary = \"acme/m1\" }")?;
+    server.begin_turn(exchanges(vec![json!({"reply": {"text": "first"}})])?);
+    let out = home.run(&["--print", "--session-key", "k1", "hi"]).await?;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    server.end_turn();
+    let store = home
+        .dir
+        .path()
+        .join("home/agents/main/sessions/sessions.json");
+    let before_store: Value = serde_json::from_str(&std::fs::read_to_string(&store)?)?;
+    let before_entries = home.transcript_entries()?;
+    // 600 000 chars: ~150 000 tokens against a 128 000-token window.
+    server.begin_turn(Vec::new());
+    let out = home
+        .run_with_stdin(
+            &["--print", "--session-key", "k1", "-"],
+            "x".repeat(600_000),
+        )
+        .await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("too large")
+            && stderr.contains("about 150")
+            && stderr.contains("window is 128000 tokens"),
+        "{stderr}"
+    );
+    let turn = server.end_turn();
+    assert_eq!(turn.requests.len(), 0);
+    let after_store: Value = serde_json::from_str(&std::fs::read_to_string(&store)?)?;
+    assert_eq!(
+        after_store["k1"]["sessionId"],
+        before_store["k1"]["sessionId"]
+    );
+    assert_eq!(home.transcript_entries()?, before_entries);
     Ok(())
 }

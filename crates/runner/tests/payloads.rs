@@ -1177,6 +1177,7 @@ fn error_meta_serializes_kind_and_blocked_liveness() {
         (RunErrorKind::ImageSize, "image_size"),
         (RunErrorKind::RetryLimit, "retry_limit"),
         (RunErrorKind::ToolRoundLimit, "tool_round_limit"),
+        (RunErrorKind::PromptTooLarge, "prompt_too_large"),
     ];
     for (kind, name) in rows {
         let meta = RunMeta::error(&attempt, agent.clone(), 9, kind, "prompt is too long");

@@ -83,6 +83,8 @@ pub enum RunErrorKind {
     RetryLimit,
     /// The model kept calling tools past the turn's tool-round limit.
     ToolRoundLimit,
+    /// The prompt alone does not fit the model's context window.
+    PromptTooLarge,
 }
 
 /// `meta.error`: the kind and the underlying message.

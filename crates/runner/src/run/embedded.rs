@@ -125,8 +125,15 @@ pub async fn run_embedded_agent(
     let mut state = RunState::default();
     let mut attempts: Vec<AttemptResult> = Vec::new();
 
+    let mut oversized = prompt_too_large(&request, &model);
+
     // Every way out with a result breaks with its ending; failures return.
     let ending = 'run: loop {
+        if let Some((text, message)) = oversized.take() {
+            // Refused before the transcript is opened: no overflow recovery, no reset of the
+            // session for a prompt no compaction can make fit.
+            break error_payload(text, RunErrorKind::PromptTooLarge, message);
+        }
         if state.iterations >= max_iterations {
             let decision = resolve_run_failover_decision(
                 DecisionStage::RetryLimit,
@@ -497,6 +504,23 @@ fn rotation_cap_failover(model: &Model, reason: FailoverReason) -> RunError {
 }
 
 /// A run that gives up with `text` for the user.
+/// The user-facing text and the meta message when the prompt alone (pi's estimate, four chars a
+/// token, rounded up) does not fit the model's context window.
+fn prompt_too_large(request: &RunRequest, model: &Model) -> Option<(String, String)> {
+    let chars = u64::try_from(request.prompt.chars().count()).unwrap_or(u64::MAX);
+    let tokens = chars.div_ceil(4);
+    let window = model.context_window;
+    (window > 0 && tokens > window).then(|| {
+        (
+            format!(
+                "The prompt is too large for the model: about {tokens} tokens, and {}/{}'s context window is {window} tokens. Shorten it, or use a model with a larger window.",
+                model.provider, model.id
+            ),
+            format!("prompt of ~{tokens} tokens exceeds the context window of {window}"),
+        )
+    })
+}
+
 /// The whole-run time limit (not the idle watchdog, not during a compaction) ended the attempt.
 fn whole_run_timed_out(attempt: &AttemptResult, external_abort: bool) -> bool {
     attempt.timed_out
