@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::env_setup::Setup;
 use crate::render::sanitize::{for_stderr, for_stdout};
+use crate::session_pick::key_of_session;
 use crate::sessions::relative_time::relative;
 
 /// The bytes read for a transcript's header line: headers are a few hundred bytes.
@@ -69,6 +70,37 @@ pub fn workspace_sessions(
         });
     }
     Ok(found)
+}
+
+/// The session flags `run` and `chat` share.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionFlags<'a> {
+    /// `--session ID`.
+    pub session: Option<&'a str>,
+    /// `-c/--continue`.
+    pub continue_recent: bool,
+    /// `-r/--resume`.
+    pub resume: bool,
+    /// `--session-key`.
+    pub session_key: &'a str,
+    /// `--new`.
+    pub new: bool,
+}
+
+/// The session key a command runs in, and whether it starts a fresh session: `--session`'s
+/// key, the workspace's most recent (`--continue`, fresh when there is none, as pi starts
+/// one), the one picked (`--resume`), or `--session-key` (fresh with `--new`).
+pub fn session_target(flags: SessionFlags<'_>, setup: &Setup) -> Result<(String, bool), String> {
+    if let Some(id) = flags.session {
+        return Ok((key_of_session(&setup.home, &setup.env.agent_id, id)?, false));
+    }
+    if flags.continue_recent {
+        return continue_target(setup, flags.session_key);
+    }
+    if flags.resume {
+        return Ok((resume_target(setup)?, false));
+    }
+    Ok((flags.session_key.to_owned(), flags.new))
 }
 
 /// `--continue` for a command over `setup` (`run`, `chat`): the key of the workspace's most

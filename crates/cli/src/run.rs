@@ -12,7 +12,7 @@ use clawloop_runner::turn::{TurnEnv, TurnRequest};
 use tokio_util::sync::CancellationToken;
 
 use crate::EXIT_USAGE;
-use crate::continue_pick::{continue_target, resume_target};
+use crate::continue_pick::{SessionFlags, session_target};
 use crate::env_setup::{Setup, ToolChoice, setup};
 use crate::hints::failure_hint;
 use crate::images::load_image;
@@ -22,7 +22,7 @@ use crate::render::sanitize::for_stderr;
 use crate::render::term::{Term, TermCaps};
 use crate::render::tool_line::PathLabels;
 use crate::render::{OutputMode, Renderer};
-use crate::session_pick::{current_session, key_of_session, new_session};
+use crate::session_pick::{current_session, new_session};
 use crate::shell_word::shell_word;
 use crate::signals::{Stop, StopWatch};
 use crate::turn_driver::{TurnOutcome, drive_turn};
@@ -156,7 +156,14 @@ fn prepare(args: &RunArgs) -> Result<Prepared, String> {
     crate::model_choice::settle(&mut setup.env, args.model.as_deref())?;
     let input = prompt_input(&args.prompt, &setup.env.workspace_dir)?;
     images.extend(input.images);
-    let (session_key, fresh) = session_target(args, &setup)?;
+    let flags = SessionFlags {
+        session: args.session.as_deref(),
+        continue_recent: args.continue_recent,
+        resume: args.resume,
+        session_key: &args.session_key,
+        new: args.new,
+    };
+    let (session_key, fresh) = session_target(flags, &setup)?;
     let request = TurnRequest {
         session_key,
         prompt: input.text,
@@ -175,22 +182,6 @@ fn prepare(args: &RunArgs) -> Result<Prepared, String> {
         request,
         fresh,
     })
-}
-
-/// The session key the turn runs for, and whether it starts a fresh session: `--session`'s
-/// key, the workspace's most recent (`--continue`, fresh when there is none, as pi starts
-/// one), the one picked (`--resume`), or `--session-key` (fresh with `--new`).
-fn session_target(args: &RunArgs, setup: &Setup) -> Result<(String, bool), String> {
-    if let Some(id) = &args.session {
-        return Ok((key_of_session(&setup.home, &setup.env.agent_id, id)?, false));
-    }
-    if args.continue_recent {
-        return continue_target(setup, &args.session_key);
-    }
-    if args.resume {
-        return Ok((resume_target(setup)?, false));
-    }
-    Ok((args.session_key.clone(), args.new))
 }
 
 /// The renderer of a command's output over the process's terminal.

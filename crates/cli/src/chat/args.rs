@@ -8,10 +8,9 @@ use std::path::PathBuf;
 use clap::Args;
 use clawloop_core::ThinkLevel;
 
-use crate::continue_pick::{continue_target, resume_target};
+use crate::continue_pick::SessionFlags;
 use crate::env_setup::Setup;
 use crate::run::parse_thinking;
-use crate::session_pick::key_of_session;
 
 /// The session key a chat talks in unless told.
 const DEFAULT_KEY: &str = "main";
@@ -111,14 +110,12 @@ impl BareArgs {
 
 /// The key the chat talks in, and whether it starts with a fresh session.
 pub fn session_target(args: &ChatArgs, setup: &Setup) -> Result<(String, bool), String> {
-    if let Some(id) = &args.session {
-        return Ok((key_of_session(&setup.home, &setup.env.agent_id, id)?, false));
-    }
-    if args.continue_recent {
-        return continue_target(setup, &args.session_key);
-    }
-    if args.resume {
-        return Ok((resume_target(setup)?, false));
-    }
-    Ok((args.session_key.clone(), args.new))
+    let flags = SessionFlags {
+        session: args.session.as_deref(),
+        continue_recent: args.continue_recent,
+        resume: args.resume,
+        session_key: &args.session_key,
+        new: args.new,
+    };
+    crate::continue_pick::session_target(flags, setup)
 }
