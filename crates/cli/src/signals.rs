@@ -64,6 +64,16 @@ impl StopSignals {
         }
     }
 
+    /// SIGTERM and SIGHUP only, for a command that answers Ctrl-C itself (`chat`): an
+    /// interrupt nobody polls for would otherwise surface later as a stale stop.
+    pub fn register_terminations() -> StopSignals {
+        StopSignals {
+            interrupt: None,
+            terminate: signal(SignalKind::terminate()).ok(),
+            hangup: signal(SignalKind::hangup()).ok(),
+        }
+    }
+
     /// Waits for the next of them.
     pub async fn next(&mut self) -> Stop {
         tokio::select! {

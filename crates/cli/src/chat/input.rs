@@ -12,6 +12,8 @@ use rustyline::{
 };
 use tokio::io::{AsyncBufReadExt, BufReader, Lines, Stdin};
 
+use crate::signals::{Stop, StopSignals};
+
 /// The history file's name in the clawloop home.
 pub const HISTORY_FILE: &str = "history";
 
@@ -27,14 +29,16 @@ pub enum Line {
     Interrupted,
     /// Ctrl-D or the end of the pipe.
     End,
+    /// SIGTERM or SIGHUP while waiting: the chat ends with it.
+    Stopped(Stop),
 }
 
 /// The source of chat lines.
 pub enum Input {
     /// A terminal: rustyline, with the history file.
     Terminal {
-        /// The editor.
-        editor: Box<Editor<(), FileHistory>>,
+        /// The editor; `None` once a stop signal left it blocked in a read that never ends.
+        editor: Option<Box<Editor<(), FileHistory>>>,
         /// `<home>/history`; `None` when it cannot be created (the chat works without it).
         history: Option<PathBuf>,
     },
@@ -96,7 +100,7 @@ impl Input {
             }
         };
         Ok(Input::Terminal {
-            editor: Box::new(editor),
+            editor: Some(Box::new(editor)),
             history,
         })
     }
@@ -106,24 +110,26 @@ impl Input {
         matches!(self, Input::Terminal { .. })
     }
 
-    /// The next line.
-    pub async fn next_line(&mut self) -> Result<Line, String> {
+    /// The next line, or the stop signal that came first.
+    pub async fn next_line(&mut self, stops: &mut StopSignals) -> Result<Line, String> {
         match self {
-            Input::Terminal { editor, history } => match editor.readline(PROMPT) {
-                Ok(line) => {
-                    if !line.trim().is_empty() {
-                        let _ = editor.add_history_entry(line.as_str());
-                        // Saved per line: a chat that is killed keeps what was typed.
-                        if let Some(history) = history {
-                            let _ = editor.save_history(history);
-                        }
-                    }
-                    Ok(Line::Text(line))
-                }
-                Err(ReadlineError::Interrupted) => Ok(Line::Interrupted),
-                Err(ReadlineError::Eof) => Ok(Line::End),
-                Err(err) => Err(format!("cannot read from the terminal: {err}")),
-            },
+            Input::Terminal { editor, history } => {
+                let Some(mut taken) = editor.take() else {
+                    return Ok(Line::End);
+                };
+                // The editor blocks its thread, so it reads on the blocking pool while this
+                // task stays free to see a SIGTERM or SIGHUP.
+                let read = tokio::task::spawn_blocking(move || {
+                    let line = taken.readline(PROMPT);
+                    (taken, line)
+                });
+                let (taken, line) = tokio::select! {
+                    read = read => read.map_err(|err| format!("cannot read from the terminal: {err}"))?,
+                    stop = stops.next() => return Ok(Line::Stopped(stop)),
+                };
+                let editor = editor.insert(taken);
+                edited(editor, history.as_deref(), line)
+            }
             Input::Piped(lines) => tokio::select! {
                 line = lines.next_line() => match line {
                     Ok(Some(line)) => Ok(Line::Text(line)),
@@ -131,8 +137,32 @@ impl Input {
                     Err(err) => Err(format!("cannot read stdin: {err}")),
                 },
                 _ = tokio::signal::ctrl_c() => Ok(Line::Interrupted),
+                stop = stops.next() => Ok(Line::Stopped(stop)),
             },
         }
+    }
+}
+
+/// What the editor's read gave, the line kept in the history.
+fn edited(
+    editor: &mut Editor<(), FileHistory>,
+    history: Option<&Path>,
+    line: Result<String, ReadlineError>,
+) -> Result<Line, String> {
+    match line {
+        Ok(line) => {
+            if !line.trim().is_empty() {
+                let _ = editor.add_history_entry(line.as_str());
+                // Saved per line: a chat that is killed keeps what was typed.
+                if let Some(history) = history {
+                    let _ = editor.save_history(history);
+                }
+            }
+            Ok(Line::Text(line))
+        }
+        Err(ReadlineError::Interrupted) => Ok(Line::Interrupted),
+        Err(ReadlineError::Eof) => Ok(Line::End),
+        Err(err) => Err(format!("cannot read from the terminal: {err}")),
     }
 }
 

@@ -29,6 +29,7 @@ use crate::render::term::SpinnerTask;
 use crate::render::{OutputMode, Renderer};
 use crate::run::{EXIT_FAILED, EXIT_INTERRUPTED, renderer_for};
 use crate::session_pick::{current_session, new_session};
+use crate::signals::{Stop, StopSignals};
 use crate::turn_driver::drive_turn;
 use args::session_target;
 pub use args::{BareArgs, ChatArgs};
@@ -81,7 +82,11 @@ pub fn main(args: ChatArgs) -> ExitCode {
         thinking: args.thinking,
         failed: false,
     };
-    runtime.block_on(chat(setup.home, setup.env, state, fresh))
+    let code = runtime.block_on(chat(setup.home, setup.env, state, fresh));
+    // A chat stopped at a terminal prompt leaves the editor's read blocked on the pool:
+    // waiting for it (as dropping the runtime does) would never exit.
+    runtime.shutdown_background();
+    code
 }
 
 async fn chat(home: PathBuf, env: TurnEnv, mut state: ChatState, fresh: bool) -> ExitCode {
@@ -99,10 +104,13 @@ async fn chat(home: PathBuf, env: TurnEnv, mut state: ChatState, fresh: bool) ->
     };
     adopt_session_choices(&home, &env, &mut state);
     show_banner(&home, &env, &renderer, &state, input.is_terminal());
+    // Registered once for the whole session: SIGTERM's and SIGHUP's default actions never
+    // come back, so the prompt and every turn must listen.
+    let mut stops = StopSignals::register_terminations();
     // One Ctrl-C at an empty prompt only warns (codex): a stray one must not end the chat.
     let mut exit_armed = false;
     loop {
-        let line = match input.next_line().await {
+        let line = match input.next_line(&mut stops).await {
             Ok(line) => line,
             Err(message) => {
                 renderer.error(&message);
@@ -117,10 +125,15 @@ async fn chat(home: PathBuf, env: TurnEnv, mut state: ChatState, fresh: bool) ->
                 continue;
             }
             Line::Interrupted => return ExitCode::from(EXIT_INTERRUPTED),
+            Line::Stopped(stop) => {
+                renderer.error(stop.message());
+                return ExitCode::from(stop.exit_code());
+            }
             Line::End => break,
         };
         exit_armed = false;
-        match handle(&env, &renderer, &mut state, parse_input(&text), &input).await {
+        let chat_input = parse_input(&text);
+        match handle(&env, &renderer, &mut state, chat_input, &input, &mut stops).await {
             Next::Continue => {}
             Next::Exit(code) => return code,
         }
@@ -138,10 +151,13 @@ async fn handle(
     state: &mut ChatState,
     input: ChatInput,
     source: &Input,
+    stops: &mut StopSignals,
 ) -> Next {
     match input {
         ChatInput::Nothing => {}
-        ChatInput::Prompt(prompt) => turn(env, renderer, state, prompt, source).await,
+        ChatInput::Prompt(prompt) => {
+            return turn(env, renderer, state, prompt, source, stops).await;
+        }
         ChatInput::Quit => return Next::Exit(ExitCode::SUCCESS),
         ChatInput::Help => renderer.notice(HELP),
         ChatInput::Invalid(message) => renderer.error(&message),
@@ -184,19 +200,29 @@ async fn handle(
             }
             Err(message) => renderer.error(&message),
         },
-        ChatInput::Compact => compact(env, renderer, state).await,
+        ChatInput::Compact => return compact(env, renderer, state, stops).await,
     }
     Next::Continue
 }
 
 /// `/compact`: the session's history summarized now, with the chat's model.
-async fn compact(env: &TurnEnv, renderer: &Renderer, state: &ChatState) {
+async fn compact(
+    env: &TurnEnv,
+    renderer: &Renderer,
+    state: &ChatState,
+    stops: &mut StopSignals,
+) -> Next {
     let cancel = interruptible();
     renderer.term().spin("compacting");
     let spinner = SpinnerTask::start(renderer.term());
     let env = compaction_env(env, state.model.as_deref());
-    let compacted = compact_session_direct(&env, &state.key, None, &cancel).await;
+    let work = compact_session_direct(&env, &state.key, None, &cancel);
+    let (compacted, stop) = until_stopped(work, &cancel, stops).await;
     drop(spinner);
+    cancel.cancel();
+    if let Some(stop) = stop {
+        return stopped(renderer, stop);
+    }
     match compacted {
         Ok(CompactionOutcome::Compacted(result)) if result.tokens_before > 0 => renderer.notice(
             &format!("session compacted ({} tokens before)", result.tokens_before),
@@ -207,7 +233,30 @@ async fn compact(env: &TurnEnv, renderer: &Renderer, state: &ChatState) {
         }
         Err(err) => renderer.error(&format!("cannot compact the session: {err}")),
     }
-    cancel.cancel();
+    Next::Continue
+}
+
+/// Runs `work` to its end; a stop signal first cancels it (through `cancel`) and is returned,
+/// so the work still ends cleanly (a running tool call paired, its processes killed).
+async fn until_stopped<T>(
+    work: impl Future<Output = T>,
+    cancel: &CancellationToken,
+    stops: &mut StopSignals,
+) -> (T, Option<Stop>) {
+    tokio::pin!(work);
+    tokio::select! {
+        done = &mut work => (done, None),
+        stop = stops.next() => {
+            cancel.cancel();
+            (work.await, Some(stop))
+        }
+    }
+}
+
+/// Unlike Ctrl-C, SIGTERM and SIGHUP end the chat: its terminal or its supervisor is going.
+fn stopped(renderer: &Renderer, stop: Stop) -> Next {
+    renderer.error(stop.message());
+    Next::Exit(ExitCode::from(stop.exit_code()))
 }
 
 /// `env` whose primary is the chat's model: the runner compacts with the primary, and a
@@ -289,7 +338,8 @@ async fn turn(
     state: &mut ChatState,
     prompt: String,
     source: &Input,
-) {
+    stops: &mut StopSignals,
+) -> Next {
     let request = TurnRequest {
         session_key: state.key.clone(),
         prompt,
@@ -299,12 +349,16 @@ async fn turn(
         ..TurnRequest::default()
     };
     let cancel = interruptible();
-    let outcome = drive_turn(env, request, renderer, cancel.child_token()).await;
+    let work = drive_turn(env, request, renderer, cancel.child_token());
+    let (outcome, stop) = until_stopped(work, &cancel, stops).await;
     // Stops the Ctrl-C watcher: from here on Ctrl-C is the prompt's again.
     cancel.cancel();
+    if let Some(stop) = stop {
+        return stopped(renderer, stop);
+    }
     if outcome.interrupted {
         renderer.error("turn interrupted");
-        return;
+        return Next::Continue;
     }
     if let Some(text) = &outcome.failure {
         renderer.error(text);
@@ -312,12 +366,13 @@ async fn turn(
             renderer.error(&fix);
         }
         state.failed |= !source.is_terminal();
-        return;
+        return Next::Continue;
     }
     renderer.summary(
         &outcome.stats,
         outcome.session_id.as_deref().map(|id| (id, None)),
     );
+    Next::Continue
 }
 
 /// A token Ctrl-C cancels, until the token itself is cancelled: the caller hands out a child

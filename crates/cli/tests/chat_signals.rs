@@ -1,0 +1,138 @@
+//! SIGTERM and SIGHUP in `clawloop chat`, through the real binary against the scripted
+//! server: during a turn they abort it as Ctrl-C does and then end the chat (143/129); at
+//! the prompt they end it at once.
+
+mod support;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use clawloop_providers::scripted_server::ProviderScriptServer;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use support::pty::Pty;
+use support::{Home, TestResult};
+
+/// A hang guard, never an assertion on time.
+const GUARD: Duration = Duration::from_secs(30);
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Processes whose command line holds `needle`, not counting zombies.
+fn live_processes_with(needle: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let zombie = stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+            !zombie && text(&cmdline).replace('\0', " ").contains(needle)
+        })
+        .collect()
+}
+
+fn kill(signal: &str, pid: u32) -> TestResult {
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()?;
+    assert!(status.success());
+    Ok(())
+}
+
+/// The tool call ids the session's transcript pairs with a result.
+fn tool_results(home: &Home) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
+    let sessions = home.home().join("agents/main/sessions");
+    let transcript = std::fs::read_dir(&sessions)?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .ok_or("no transcript")?;
+    let entries = std::fs::read_to_string(&transcript)?
+        .lines()
+        .map(serde_json::from_str::<Value>)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(entries
+        .iter()
+        .filter(|entry| entry["message"]["role"] == "toolResult")
+        .map(|entry| entry["message"]["toolCallId"].clone())
+        .collect())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_during_a_piped_chat_turn_aborts_it_cleanly_and_exits_143() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    let sleep = "43.5";
+    server.begin_turn(vec![serde_json::from_value(
+        json!({"reply": {"toolCalls": [
+            {"id": "call_sleep", "name": "bash", "arguments": {"command": format!("sleep {sleep}")}}
+        ]}}),
+    )?]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clawloop"))
+        .arg("chat")
+        .arg("--workspace")
+        .arg(home.workspace())
+        .env("CLAWLOOP_HOME", home.home())
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    // A second line that must never become a turn: the chat ends with the signal. The pipe
+    // stays open so the chat cannot end by reaching its end.
+    let mut pipe = child.stdin.take().ok_or("no stdin")?;
+    std::io::Write::write_all(&mut pipe, b"wait\nafter the signal\n")?;
+    let started = Instant::now();
+    while live_processes_with(&format!("sleep {sleep}")).is_empty() {
+        assert!(started.elapsed() < GUARD, "the bash tool never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    kill("TERM", child.id())?;
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output()).await??;
+    drop(pipe);
+    assert_eq!(out.status.code(), Some(143), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("clawloop: terminated (SIGTERM)"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = server.end_turn();
+    assert_eq!(server.requests().len(), 1, "no turn after the signal");
+
+    let started = Instant::now();
+    while !live_processes_with(&format!("sleep {sleep}")).is_empty() {
+        assert!(started.elapsed() < GUARD, "the sleep outlived clawloop");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(tool_results(&home)?, [json!("call_sleep")]);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sighup_at_an_idle_terminal_prompt_exits_129() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    let mut pty = Pty::spawn(
+        Command::new(env!("CARGO_BIN_EXE_clawloop"))
+            .arg("chat")
+            .arg("--workspace")
+            .arg(home.workspace())
+            .env("CLAWLOOP_HOME", home.home())
+            .env("TERM", "xterm-256color")
+            .env("NO_COLOR", "1"),
+    )?;
+    pty.expect("› ")?;
+    kill("HUP", pty.id())?;
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(129), "{output:?}");
+    assert!(server.requests().is_empty());
+    Ok(())
+}
