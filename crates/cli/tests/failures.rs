@@ -316,3 +316,86 @@ async fn a_prompt_larger_than_the_window_is_refused_and_the_session_is_untouched
     assert_eq!(home.transcript_entries()?, before_entries);
     Ok(())
 }
+
+impl Home {
+    /// Runs `clawloop <args>` (any subcommand) against this home.
+    fn command(&self, args: &[&str]) -> std::io::Result<Output> {
+        Command::new(env!("CARGO_BIN_EXE_clawloop"))
+            .args(args)
+            .env("CLAWLOOP_HOME", self.dir.path().join("home"))
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .output()
+    }
+
+    fn session_files(&self) -> Result<Vec<PathBuf>, Box<dyn std::error::Error>> {
+        let dir = self.dir.path().join("home/agents/main/sessions");
+        if !dir.exists() {
+            return Ok(Vec::new());
+        }
+        let mut files = Vec::new();
+        for file in std::fs::read_dir(dir)? {
+            let path = file?.path();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                files.push(path);
+            }
+        }
+        Ok(files)
+    }
+}
+
+fn refusal() -> Value {
+    json!({"reply": {"status": 401, "body": {"error": {"message": "invalid api key", "type": "authentication_error"}}}})
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_key_whose_turn_fails_before_a_reply_leaves_no_session_and_logs_why() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server, "model = { primary = \"acme/m1\" }")?;
+    server.begin_turn(exchanges(vec![refusal()])?);
+    let out = home
+        .run(&["--print", "--session-key", "fresh", "hi"])
+        .await?;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    server.end_turn();
+    let list = home.command(&["sessions", "list", "--json"])?;
+    assert_eq!(list.status.code(), Some(0), "{}", text(&list.stderr));
+    assert!(
+        !text(&list.stdout).contains("fresh"),
+        "{}",
+        text(&list.stdout)
+    );
+    assert_eq!(home.session_files()?, Vec::<PathBuf>::new());
+    let logs = home.command(&["logs"])?;
+    let logs = text(&logs.stdout);
+    assert!(
+        logs.contains("ERROR") && logs.contains("turn failed before a reply"),
+        "{logs}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_with_a_session_keeps_it_after_a_turn_that_fails_before_a_reply() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server, "model = { primary = \"acme/m1\" }")?;
+    server.begin_turn(exchanges(vec![json!({"reply": {"text": "first"}})])?);
+    let out = home.run(&["--print", "--session-key", "k1", "hi"]).await?;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    server.end_turn();
+    let store = home
+        .dir
+        .path()
+        .join("home/agents/main/sessions/sessions.json");
+    let before: Value = serde_json::from_str(&std::fs::read_to_string(&store)?)?;
+    server.begin_turn(exchanges(vec![refusal()])?);
+    let out = home
+        .run(&["--print", "--session-key", "k1", "again"])
+        .await?;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    server.end_turn();
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&store)?)?;
+    assert_eq!(after["k1"]["sessionId"], before["k1"]["sessionId"]);
+    assert_eq!(home.session_files()?.len(), 1);
+    Ok(())
+}

@@ -149,11 +149,14 @@ async fn turn(
     let key = request.session_key.as_str();
     let explicit = requested_model(request);
     let mut guards = TurnGuards::default();
+    // A retry re-binds a key this turn created; undoing it on failure must still happen.
+    let mut created_here = false;
     loop {
         let binding = match env.sessions.bind(key).await {
             Ok(binding) => binding,
             Err(err) => return final_error(agent_failed_before_reply_text(&err.message), None),
         };
+        created_here |= binding.created;
         // A turn that names no model continues on the one the user chose for the session.
         let chosen = explicit
             .clone()
@@ -164,6 +167,11 @@ async fn turn(
             None,
         );
         if candidates.is_empty() {
+            tracing::error!(
+                session_key = key,
+                "turn failed before a reply: {NO_MODEL_TEXT}"
+            );
+            forget_unanswered(env, key, &binding, created_here).await;
             return final_error(NO_MODEL_TEXT.to_owned(), None);
         }
         let session_id = binding.session_id.clone();
@@ -251,13 +259,26 @@ async fn turn(
                     transient_pause(env, &message).await;
                     continue;
                 }
-                record_turn(
-                    env,
-                    key,
-                    &outcome,
-                    chosen_overrides(request, explicit.as_ref()),
-                )
-                .await;
+                let failed_unanswered = run_result.reply_text().trim().is_empty()
+                    && (error_kind.is_some()
+                        || outcome
+                            .last_attempt()
+                            .and_then(|a| a.last_assistant.as_ref())
+                            .is_some_and(|a| a.stop_reason == StopReason::Error));
+                if failed_unanswered {
+                    tracing::error!(session_key = key, error = ?run_result.meta.error, "turn failed before a reply");
+                }
+                // The transcript of a key this turn created holds only its failed prompt: no
+                // session to keep, so `sessions list` shows none.
+                if !(failed_unanswered && created_here && forget(env, key).await) {
+                    record_turn(
+                        env,
+                        key,
+                        &outcome,
+                        chosen_overrides(request, explicit.as_ref()),
+                    )
+                    .await;
+                }
                 let fallback = (success.provider != candidates[0].provider
                     || success.model != candidates[0].model)
                     .then(|| (success.provider.clone(), success.model.clone()));
@@ -304,6 +325,10 @@ async fn turn(
                 if guards.take_transient_retry(&message) {
                     transient_pause(env, &message).await;
                     continue;
+                }
+                tracing::error!(session_key = key, error = %message, "turn failed before a reply");
+                if forget_unanswered(env, key, &binding, created_here).await {
+                    return final_error(failure_text(env, &err), None);
                 }
                 return final_error(failure_text(env, &err), Some(session_id));
             }
@@ -588,6 +613,37 @@ async fn record_turn(env: &TurnEnv, key: &str, outcome: &RunOutcome, overrides: 
     };
     if let Err(err) = env.sessions.record_turn(key, record).await {
         tracing::warn!(target: "clawloop::turn", "cannot record the turn in the session store: {err}");
+    }
+}
+
+/// Undoes a key this turn bound when its transcript still holds nothing but its header, so a
+/// turn that failed before any reply leaves no empty session for `sessions list` to show.
+/// Returns whether the key was forgotten; a transcript with content is kept untouched.
+async fn forget_unanswered(
+    env: &TurnEnv,
+    key: &str,
+    binding: &clawloop_core::session_index::SessionBinding,
+    created_here: bool,
+) -> bool {
+    created_here && header_only(&binding.session_file).await && forget(env, key).await
+}
+
+/// Forgets `key` and its transcript; a failure is logged and leaves the key as it was.
+async fn forget(env: &TurnEnv, key: &str) -> bool {
+    match env.sessions.delete(key).await {
+        Ok(forgotten) => forgotten,
+        Err(err) => {
+            tracing::warn!(session_key = key, error = %err, "could not forget the unanswered session");
+            false
+        }
+    }
+}
+
+/// Whether `path` is missing or holds at most one non-blank line (the session header).
+async fn header_only(path: &std::path::Path) -> bool {
+    match tokio::fs::read_to_string(path).await {
+        Ok(text) => text.lines().filter(|l| !l.trim().is_empty()).count() <= 1,
+        Err(err) => err.kind() == std::io::ErrorKind::NotFound,
     }
 }
 
