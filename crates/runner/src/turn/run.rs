@@ -270,7 +270,8 @@ async fn turn(
                 }
                 // The transcript of a key this turn created holds only its failed prompt: no
                 // session to keep, so `sessions list` shows none.
-                if !(failed_unanswered && created_here && forget(env, key).await) {
+                if !(failed_unanswered && forget_unanswered(env, key, &binding, created_here).await)
+                {
                     record_turn(
                         env,
                         key,
@@ -616,7 +617,7 @@ async fn record_turn(env: &TurnEnv, key: &str, outcome: &RunOutcome, overrides: 
     }
 }
 
-/// Undoes a key this turn bound when its transcript still holds nothing but its header, so a
+/// Undoes a key this turn bound when its transcript still holds no answer, so a
 /// turn that failed before any reply leaves no empty session for `sessions list` to show.
 /// Returns whether the key was forgotten; a transcript with content is kept untouched.
 async fn forget_unanswered(
@@ -625,7 +626,7 @@ async fn forget_unanswered(
     binding: &clawloop_core::session_index::SessionBinding,
     created_here: bool,
 ) -> bool {
-    created_here && header_only(&binding.session_file).await && forget(env, key).await
+    created_here && holds_no_answer(&binding.session_file).await && forget(env, key).await
 }
 
 /// Forgets `key` and its transcript; a failure is logged and leaves the key as it was.
@@ -639,12 +640,26 @@ async fn forget(env: &TurnEnv, key: &str) -> bool {
     }
 }
 
-/// Whether `path` is missing or holds at most one non-blank line (the session header).
-async fn header_only(path: &std::path::Path) -> bool {
-    match tokio::fs::read_to_string(path).await {
-        Ok(text) => text.lines().filter(|l| !l.trim().is_empty()).count() <= 1,
-        Err(err) => err.kind() == std::io::ErrorKind::NotFound,
-    }
+/// Whether the transcript at `path` is missing or holds no answer: nothing but its header,
+/// prompts and failed (`stopReason: "error"`) assistant messages. A turn that did tool work
+/// holds tool results, so its session is kept.
+async fn holds_no_answer(path: &std::path::Path) -> bool {
+    let text = match tokio::fs::read_to_string(path).await {
+        Ok(text) => text,
+        Err(err) => return err.kind() == std::io::ErrorKind::NotFound,
+    };
+    text.lines().filter(|l| !l.trim().is_empty()).all(|line| {
+        let Ok(entry) = serde_json::from_str::<serde_json::Value>(line) else {
+            return false;
+        };
+        let message = &entry["message"];
+        match message["role"].as_str() {
+            None => entry["type"] != "message",
+            Some("user") => true,
+            Some("assistant") => message["stopReason"] == "error",
+            Some(_) => false,
+        }
+    })
 }
 
 fn final_error(text: String, session_id: Option<String>) -> AgentRunLoopResult {

@@ -102,6 +102,11 @@ impl Scene {
             prompt_profile: clawloop_runner::prompt::PromptProfile::Gateway,
             config,
         };
+        // The key already has a session, so a failed turn keeps its transcript for the
+        // assertions (a key a failed turn created is forgotten instead).
+        clawloop_core::session_index::SessionIndex::bind(env.sessions.as_ref(), SESSION_KEY)
+            .await
+            .unwrap();
         Scene {
             server,
             _scratch: scratch,
