@@ -266,7 +266,13 @@ async fn turn(
                             .and_then(|a| a.last_assistant.as_ref())
                             .is_some_and(|a| a.stop_reason == StopReason::Error));
                 if failed_unanswered {
-                    tracing::error!(session_key = key, error = ?run_result.meta.error, "turn failed before a reply");
+                    // The error's text, not its Debug form: `clawloop logs` shows this line to the user.
+                    let error = run_result
+                        .meta
+                        .error
+                        .as_ref()
+                        .map_or("", |e| e.message.as_str());
+                    tracing::error!(session_key = key, error, "turn failed before a reply");
                 }
                 // The transcript of a key this turn created holds only its failed prompt: no
                 // session to keep, so `sessions list` shows none.
