@@ -11,32 +11,13 @@ use clawloop_providers::scripted_server::ProviderScriptServer;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use support::pty::Pty;
-use support::{Home, TestResult};
+use support::{Home, TestResult, live_processes_with};
 
 /// A hang guard, never an assertion on time.
 const GUARD: Duration = Duration::from_secs(30);
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Processes whose command line holds `needle`, not counting zombies.
-fn live_processes_with(needle: &str) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let zombie = stat
-                .rsplit_once(')')
-                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
-            !zombie && text(&cmdline).replace('\0', " ").contains(needle)
-        })
-        .collect()
 }
 
 fn kill(signal: &str, pid: u32) -> TestResult {

@@ -12,7 +12,7 @@ use clawloop_providers::scripted_server::ProviderScriptServer;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use support::pty::Pty;
-use support::{Home, TestResult, reply};
+use support::{Home, TestResult, live_processes_with, reply};
 
 /// A hang guard, never an assertion on time.
 const GUARD: Duration = Duration::from_secs(30);
@@ -439,25 +439,6 @@ async fn a_relative_workspace_is_resolved_once() -> TestResult {
     assert_eq!(std::fs::read_to_string(work.join("out.txt"))?, "written");
     assert!(!work.join("work").exists());
     Ok(())
-}
-
-/// Processes whose command line holds `needle`, not counting zombies.
-fn live_processes_with(needle: &str) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let zombie = stat
-                .rsplit_once(')')
-                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
-            !zombie && text(&cmdline).replace('\0', " ").contains(needle)
-        })
-        .collect()
 }
 
 /// A turn whose bash tool runs `sleep <unique>` gets `signal`: the exit code, a transcript

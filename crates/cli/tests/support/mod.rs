@@ -63,3 +63,25 @@ pub fn reply(text: &str) -> Result<Vec<ScriptedExchange>, serde_json::Error> {
         json!({"reply": {"text": text}}),
     )?])
 }
+
+/// Processes whose command line holds `needle`, not counting zombies.
+pub fn live_processes_with(needle: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let zombie = stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+            !zombie
+                && String::from_utf8_lossy(&cmdline)
+                    .replace('\0', " ")
+                    .contains(needle)
+        })
+        .collect()
+}
