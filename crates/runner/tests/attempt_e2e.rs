@@ -22,11 +22,10 @@ use clawloop_providers::{
     OpenAiResponses, TransportConfig,
 };
 use clawloop_runner::agent::MessageQueues;
-use clawloop_runner::attempt::{
-    AttemptIo, AttemptParams, AttemptResult, SharedReplySink, run_attempt,
-};
+use clawloop_runner::attempt::{AttemptParams, AttemptResult, SharedReplySink, run_attempt};
 use clawloop_runner::config::Config;
 use clawloop_runner::prompt::{PromptMode, PromptProfile};
+use clawloop_runner::turn::TurnIo;
 use clawloop_session::{SessionOptions, Transcript};
 use clawloop_subscribe::CollectingSink;
 use clawloop_tools::builtins::builtin_tools;
@@ -121,12 +120,7 @@ impl Harness {
         }
     }
 
-    async fn run(
-        &self,
-        params: AttemptParams,
-        replies: Vec<Value>,
-        io: AttemptIo,
-    ) -> AttemptResult {
+    async fn run(&self, params: AttemptParams, replies: Vec<Value>, io: TurnIo) -> AttemptResult {
         let script = replies
             .into_iter()
             .map(|r| serde_json::from_value::<ScriptedExchange>(r).unwrap())
@@ -165,12 +159,12 @@ impl Harness {
     }
 }
 
-fn io() -> (AttemptIo, Arc<Mutex<CollectingSink>>) {
+fn io() -> (TurnIo, Arc<Mutex<CollectingSink>>) {
     let collected = Arc::new(Mutex::new(CollectingSink::default()));
     let sink = Arc::clone(&collected);
     let replies = SharedReplySink::new(Forward(sink));
     (
-        AttemptIo {
+        TurnIo {
             cancel: CancellationToken::new(),
             events: None,
             replies,

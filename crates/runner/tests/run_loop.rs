@@ -17,12 +17,13 @@ use clawloop_core::{FailoverReason, ThinkLevel};
 use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
 use clawloop_providers::{AnthropicMessages, HttpTransport, OpenAiCompletions, TransportConfig};
 use clawloop_runner::agent::MessageQueues;
-use clawloop_runner::attempt::{AttemptIo, SharedReplySink};
+use clawloop_runner::attempt::SharedReplySink;
 use clawloop_runner::auth::{AuthProfileManager, FileAuthStore};
 use clawloop_runner::config::Config;
 use clawloop_runner::payloads::RunErrorKind;
 use clawloop_runner::prompt::{PromptMode, PromptProfile};
 use clawloop_runner::run::{RunEnding, RunError, RunOutcome, RunRequest, run_embedded_agent};
+use clawloop_runner::turn::TurnIo;
 use clawloop_tools::builtins::builtin_tools;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -139,7 +140,7 @@ impl Harness {
             .map(|r| serde_json::from_value::<ScriptedExchange>(r).unwrap())
             .collect();
         self.server.begin_turn(script);
-        let io = AttemptIo {
+        let io = TurnIo {
             cancel: CancellationToken::new(),
             events: None,
             replies: SharedReplySink::discard(),

@@ -38,10 +38,11 @@ use clawloop_providers::{
 };
 use clawloop_runner::agent::MessageQueues;
 use clawloop_runner::attempt::{
-    AttemptIo, AttemptParams, AttemptResult, SharedReplySink, prepare_history, run_attempt,
+    AttemptParams, AttemptResult, SharedReplySink, prepare_history, run_attempt,
 };
 use clawloop_runner::config::Config;
 use clawloop_runner::prompt::PromptMode;
+use clawloop_runner::turn::TurnIo;
 use clawloop_session::{SessionOptions, Transcript};
 use clawloop_tools::builtins::builtin_tools;
 
@@ -306,7 +307,7 @@ async fn run_turn(
         clock: Arc::new(SystemClock),
         timezone: "UTC".to_owned(),
     };
-    let io = AttemptIo {
+    let io = TurnIo {
         cancel: CancellationToken::new(),
         events: None,
         replies: SharedReplySink::discard(),

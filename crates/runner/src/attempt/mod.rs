@@ -54,10 +54,11 @@ use crate::hooks::{HookObserver, ObserverEvent, WarnOnFailure};
 use crate::prompt::skills::{
     SkillRoots, SkillsPromptLimits, format_skills_prompt, load_skills, skill_env_overlay,
 };
+use crate::turn::TurnIo;
 
 pub use cache_ttl::{CACHE_TTL_CUSTOM_TYPE, cache_ttl_data, is_cache_ttl_eligible};
 pub use history::{ToolResultContextGuard, prepare_history, transcript_policy};
-pub use params::{AttemptIo, AttemptParams};
+pub use params::AttemptParams;
 pub use reply_sink::SharedReplySink;
 pub use result::{AttemptResult, PromptError, PromptErrorSource};
 pub use run_timer::{RunTimer, TimerFlags};
@@ -67,7 +68,7 @@ type SharedSubscription = Arc<Mutex<Subscription<SharedReplySink>>>;
 /// Runs one attempt. It never fails as a function: every failure is in the result (a prompt
 /// error, an errored or aborted last assistant message, a timeout flag), as OpenClaw's attempt
 /// reports it to the run loop.
-pub async fn run_attempt(params: AttemptParams, io: AttemptIo) -> AttemptResult {
+pub async fn run_attempt(params: AttemptParams, io: TurnIo) -> AttemptResult {
     let mut result = AttemptResult {
         session_id_used: params.session_id.clone(),
         ..AttemptResult::default()

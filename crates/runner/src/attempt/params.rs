@@ -13,11 +13,7 @@ use clawloop_core::model::Model;
 use clawloop_core::provider::LlmStream;
 use clawloop_core::tool::Tool;
 use clawloop_tools::client_tools::ClientToolDefinition;
-use clawloop_tools::execute::EventSink;
-use tokio_util::sync::CancellationToken;
 
-use crate::agent::MessageQueues;
-use crate::attempt::reply_sink::SharedReplySink;
 use crate::config::Config;
 use crate::prompt::{PromptMode, PromptProfile};
 
@@ -76,17 +72,4 @@ pub struct AttemptParams {
     pub clock: Arc<dyn Clock>,
     /// The user's time zone for the prompt's date line (`UTC` when unknown).
     pub timezone: String,
-}
-
-/// How an attempt talks to the outside while it runs.
-#[derive(Clone)]
-pub struct AttemptIo {
-    /// Aborts the attempt (the user, a caller's deadline).
-    pub cancel: CancellationToken,
-    /// Receives every agent event (the CLI's `--json` output, logs), after the subscription.
-    pub events: Option<EventSink>,
-    /// Receives block replies, partial replies, reasoning and tool summaries.
-    pub replies: SharedReplySink,
-    /// Steering and follow-up messages for the run.
-    pub queues: MessageQueues,
 }

@@ -30,7 +30,7 @@ use clawloop_session::transforms::{ToolResultBudget, session_likely_has_oversize
 
 use crate::agent::{CompactionRequest, CompactionTrigger, TranscriptHandle};
 use crate::attempt::{
-    AttemptIo, AttemptParams, AttemptResult, PromptErrorSource, run_attempt, session_compactor,
+    AttemptParams, AttemptResult, PromptErrorSource, run_attempt, session_compactor,
 };
 use crate::cli_backend::{cli_backend_for_provider, cli_backend_model};
 use crate::compaction::CompactionOutcome;
@@ -50,6 +50,7 @@ use crate::run::overflow::{OverflowAction, OverflowState, overflow_action, overf
 use crate::run::profiles::ProfileCursor;
 use crate::run::providers::provider_for_run;
 use crate::run::request::{RunEnding, RunError, RunOutcome, RunRequest};
+use crate::turn::TurnIo;
 
 /// Text of the failover thrown when rate limits persist past the rotation cap.
 pub const RATE_LIMITED_FAILOVER_TEXT: &str =
@@ -75,10 +76,7 @@ struct RunState {
 }
 
 /// Runs one model until it answers, a payload ends the run, or a failover moves on.
-pub async fn run_embedded_agent(
-    request: RunRequest,
-    io: AttemptIo,
-) -> Result<RunOutcome, RunError> {
+pub async fn run_embedded_agent(request: RunRequest, io: TurnIo) -> Result<RunOutcome, RunError> {
     let started = request.clock.now_ms();
     if io.cancel.is_cancelled() {
         return Err(RunError::Aborted);

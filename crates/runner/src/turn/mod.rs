@@ -5,6 +5,7 @@ pub mod compact;
 pub mod env;
 pub mod final_text;
 pub mod guards;
+mod io;
 mod on_worker;
 pub mod result;
 mod run;
@@ -14,10 +15,11 @@ pub use compact::compact_session_direct;
 pub use env::{TurnEnv, TurnEnvBuilder, TurnEnvError};
 pub use final_text::{TurnFailure, turn_failure_text};
 pub use guards::TurnGuards;
+pub use io::TurnIo;
 pub use result::{AgentRunLoopResult, RunResult, TurnSuccess};
 pub use run::{
     NO_MODEL_TEXT, TURN_COMPACTION_RESET_TEXT, TURN_HISTORY_CORRUPTED_TEXT,
-    TURN_OVERFLOW_NO_REPLY_TEXT, TURN_ROLE_ORDERING_RESET_TEXT, TurnIo, TurnRequest,
+    TURN_OVERFLOW_NO_REPLY_TEXT, TURN_ROLE_ORDERING_RESET_TEXT, TurnRequest,
     run_agent_turn_with_fallback,
 };
 pub use single_session_runtime::single_session_runtime;

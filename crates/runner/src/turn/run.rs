@@ -15,11 +15,7 @@ use clawloop_core::session_index::{SessionOverrides, SessionTurnRecord};
 use clawloop_core::{FailoverReason, StopReason, ThinkLevel};
 use clawloop_subscribe::SILENT_REPLY_TOKEN;
 use clawloop_tools::client_tools::ClientToolDefinition;
-use clawloop_tools::execute::EventSink;
-use tokio_util::sync::CancellationToken;
 
-use crate::agent::MessageQueues;
-use crate::attempt::{AttemptIo, SharedReplySink};
 use crate::config::seconds;
 use crate::fallback::{
     CandidateError, FallbackError, ModelCandidate, resolve_fallback_candidates,
@@ -34,6 +30,7 @@ use crate::subagent::{SessionsSpawnTool, is_subagent_session_key};
 use crate::turn::env::TurnEnv;
 use crate::turn::final_text::{TurnFailure, turn_failure_text};
 use crate::turn::guards::TurnGuards;
+use crate::turn::io::TurnIo;
 use crate::turn::result::{AgentRunLoopResult, RunResult, TurnSuccess};
 
 /// Reset notice after a failed compaction (reference §21, with SPEC §9's floor of 4000).
@@ -81,30 +78,6 @@ pub struct TurnRequest {
     /// The most tool rounds (model replies that call tools) instead of
     /// `agents.defaults.maxToolRounds`; `Some(0)` for no limit.
     pub max_tool_rounds: Option<u32>,
-}
-
-/// How a turn talks to the outside while it runs.
-#[derive(Clone)]
-pub struct TurnIo {
-    /// Aborts the turn.
-    pub cancel: CancellationToken,
-    /// Every agent event.
-    pub events: Option<EventSink>,
-    /// Block replies, partial replies, reasoning, tool summaries.
-    pub replies: SharedReplySink,
-    /// Steering and follow-up messages.
-    pub queues: MessageQueues,
-}
-
-impl Default for TurnIo {
-    fn default() -> Self {
-        TurnIo {
-            cancel: CancellationToken::new(),
-            events: None,
-            replies: SharedReplySink::discard(),
-            queues: MessageQueues::new(),
-        }
-    }
 }
 
 /// Runs one turn, as a task of the current Tokio runtime (see [`super::on_worker`]):
@@ -196,12 +169,7 @@ async fn turn(
                     &binding.session_id,
                     is_subagent_session_key(key).then_some(SUBAGENT_LANE),
                 );
-                let attempt_io = AttemptIo {
-                    cancel: io.cancel.clone(),
-                    events: io.events.clone(),
-                    replies: io.replies.clone(),
-                    queues: io.queues.clone(),
-                };
+                let attempt_io = io.clone();
                 let runtime = env.runtime.clone();
                 let (session_id, run_id) = (binding.session_id.clone(), run_id.to_owned());
                 async move {
@@ -357,7 +325,7 @@ impl ActiveRun {
         session_id: &str,
         key: &str,
         run_id: &str,
-        io: &AttemptIo,
+        io: &TurnIo,
     ) -> Self {
         let handle = RunHandle::builder(io.queues.clone(), io.cancel.clone())
             .run_id(run_id)
