@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::EXIT_USAGE;
 use crate::continue_pick::{SessionFlags, session_target};
 use crate::env_setup::{Setup, ToolChoice, setup};
-use crate::hints::failure_hint;
+use crate::hints::turn_hints;
 use crate::images::load_image;
 use crate::prompt_input::prompt_input;
 use crate::render::json::session_header;
@@ -263,7 +263,7 @@ fn report(renderer: &Renderer, outcome: &TurnOutcome, key: &str, stop: Stop) -> 
     }
     if let Some(text) = &outcome.failure {
         renderer.error(text);
-        if let Some(fix) = failure_hint(text) {
+        for fix in turn_hints(outcome, SystemClock.now_ms()) {
             renderer.error(&fix);
         }
         renderer.session_line(outcome.session_id.as_deref(), &hint);

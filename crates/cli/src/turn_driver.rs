@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use clawloop_core::StopReason;
+use clawloop_runner::auth::cooldown::CooldownEnd;
 use clawloop_runner::payloads::{ReplyPayload, RunStopReason};
 use clawloop_runner::turn::{
     AgentRunLoopResult, RunResult, TurnEnv, TurnIo, TurnRequest, run_agent_turn_with_fallback,
@@ -31,6 +32,9 @@ pub struct TurnOutcome {
     pub interrupted: bool,
     /// Tokens, cost (only where the summary line shows it) and duration.
     pub stats: TurnStats,
+    /// The turn asked no model because every profile of its provider rests: the one usable
+    /// again first, and when.
+    pub cooling_down: Option<CooldownEnd>,
 }
 
 /// Runs `request` in `env`, showing it through `renderer`; `cancel` aborts it (the runner
@@ -75,6 +79,7 @@ fn outcome_of(
 ) -> TurnOutcome {
     let mut stats = TurnStats::default();
     let mut warnings = Vec::new();
+    let mut cooling_down = None;
     let (session_id, failure, reply) = match result {
         AgentRunLoopResult::Success(success) => {
             let run = &success.run_result;
@@ -98,7 +103,9 @@ fn outcome_of(
         AgentRunLoopResult::Final {
             payload,
             session_id,
+            cooling_down: resting,
         } => {
+            cooling_down.clone_from(resting);
             let text = payload.text.clone().unwrap_or_default();
             if payload.is_error {
                 (session_id.clone(), Some(text), String::new())
@@ -120,6 +127,7 @@ fn outcome_of(
         warnings: if interrupted { Vec::new() } else { warnings },
         interrupted,
         stats,
+        cooling_down,
     }
 }
 

@@ -399,3 +399,39 @@ async fn a_key_with_a_session_keeps_it_after_a_turn_that_fails_before_a_reply() 
     assert_eq!(home.session_files()?.len(), 1);
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cooling_down_profile_says_until_when_and_how_to_reset_it() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server, "model = { primary = \"acme/m1\" }")?;
+    let agent_dir = home.dir.path().join("home/agents/main/agent");
+    std::fs::create_dir_all(&agent_dir)?;
+    std::fs::write(
+        agent_dir.join("auth-profiles.json"),
+        json!({"version": 1, "profiles": {"acme:default": {"type": "api_key", "provider": "acme", "key": "sk-test"}}})
+            .to_string(),
+    )?;
+    let limited = || json!({"optional": true, "reply": {"status": 429, "body": {"error": {"message": "rate limit exceeded", "type": "rate_limit_error"}}}});
+    server.begin_turn(exchanges(vec![limited(), limited(), limited()])?);
+    let out = home.run(&["--print", "hi"]).await?;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    server.end_turn();
+    // The profile rests now: the next run asks no model and says what to do.
+    server.begin_turn(Vec::new());
+    let out = home.run(&["--print", "again"]).await?;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(server.end_turn().requests.len(), 0, "{stderr}");
+    assert_eq!(text(&out.stdout), "");
+    let hint = stderr
+        .lines()
+        .find(|line| line.contains("cooling down"))
+        .unwrap_or_default();
+    assert!(
+        hint.starts_with("clawloop: auth profile acme:default is cooling down until ")
+            && hint.contains(" (in ")
+            && hint.contains("`clawloop auth reset acme:default`"),
+        "{stderr}"
+    );
+    Ok(())
+}

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use anstyle::Style;
 use clawloop_core::ThinkLevel;
+use clawloop_core::clock::{Clock, SystemClock};
 use clawloop_runner::compaction::CompactionOutcome;
 use clawloop_runner::turn::{TurnEnv, TurnRequest, compact_session_direct};
 use clawloop_session::SessionStore;
@@ -362,7 +363,7 @@ async fn turn(
     }
     if let Some(text) = &outcome.failure {
         renderer.error(text);
-        if let Some(fix) = crate::hints::failure_hint(text) {
+        for fix in crate::hints::turn_hints(&outcome, SystemClock.now_ms()) {
             renderer.error(&fix);
         }
         state.failed |= !source.is_terminal();

@@ -216,6 +216,43 @@ pub fn soonest_cooldown_expiry(
     }
 }
 
+/// The profile of a resting provider that is usable again first, and when: what a user who
+/// wants to go on now needs to know (or clear).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CooldownEnd {
+    /// The profile id.
+    pub profile_id: String,
+    /// When its window ends, in ms since the epoch.
+    pub until_ms: u64,
+}
+
+/// Which of `profile_ids` rests at `now_ms` and is usable again first, ignoring rate-limit
+/// cooldowns scoped to another model than `for_model`; `None` when none rests.
+pub fn soonest_cooldown_end(
+    state: &AuthState,
+    profile_ids: &[String],
+    now_ms: f64,
+    for_model: Option<&str>,
+) -> Option<CooldownEnd> {
+    profile_ids
+        .iter()
+        .filter_map(|id| {
+            let stats = state.stats(id)?;
+            if bypasses_model_scope(stats, now_ms, for_model) {
+                return None;
+            }
+            let until = unusable_until(stats).filter(|until| *until > now_ms)?;
+            Some((id, until))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(id, until)| CooldownEnd {
+            profile_id: id.clone(),
+            // A valid store time is a positive integral number of ms, far below 2^53.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            until_ms: until as u64,
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,5 +429,45 @@ mod tests {
             ),
             Some(NOW + 1_500.0)
         );
+    }
+
+    #[test]
+    fn the_cooldown_end_names_the_resting_profile_usable_first() {
+        let (_, state) = state(json!({
+            "a:1": {"cooldownUntil": NOW + 5_000.0},
+            "a:2": {"cooldownUntil": NOW + 2_000.0, "disabledUntil": NOW + 9_000.0},
+            "a:3": {"cooldownUntil": NOW + 3_000.0},
+            "a:past": {"cooldownUntil": NOW - 9_000.0},
+            "a:other-model": {"cooldownUntil": NOW + 1_000.0, "cooldownReason": "rate_limit", "cooldownModel": "m2"}
+        }));
+        let end = |list: &[&str], model: Option<&str>| {
+            let ids: Vec<String> = list.iter().map(|s| (*s).to_owned()).collect();
+            soonest_cooldown_end(&state, &ids, NOW, model).map(|e| (e.profile_id, e.until_ms))
+        };
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let at = |offset: f64| (NOW + offset) as u64;
+        type Want = Option<(String, u64)>;
+        let table: [(&[&str], Option<&str>, Want); 5] = [
+            (&[], None, None),
+            (&["a:past"], None, None),
+            (
+                &["a:1", "a:2", "a:3"],
+                None,
+                Some(("a:3".to_owned(), at(3_000.0))),
+            ),
+            (
+                &["a:1", "a:other-model"],
+                Some("m1"),
+                Some(("a:1".to_owned(), at(5_000.0))),
+            ),
+            (
+                &["a:1", "a:other-model"],
+                None,
+                Some(("a:other-model".to_owned(), at(1_000.0))),
+            ),
+        ];
+        for (ids, model, want) in table {
+            assert_eq!(end(ids, model), want, "{ids:?} {model:?}");
+        }
     }
 }

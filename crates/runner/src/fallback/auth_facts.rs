@@ -6,7 +6,9 @@ use clawloop_core::auth_store::AuthStoreError;
 
 use super::candidates::ModelCandidate;
 use crate::auth::AuthProfileManager;
-use crate::auth::cooldown::{is_profile_in_cooldown, soonest_cooldown_expiry};
+use crate::auth::cooldown::{
+    CooldownEnd, is_profile_in_cooldown, soonest_cooldown_end, soonest_cooldown_expiry,
+};
 use crate::auth::order::resolve_profile_order;
 use crate::auth::unavailable::profiles_unavailable_reason;
 
@@ -21,6 +23,8 @@ pub struct ProviderCooldown {
     pub unavailable_reason: Option<FailoverReason>,
     /// When the first one is usable again for the model, in ms since the epoch.
     pub soonest_expiry_ms: Option<f64>,
+    /// The resting profile usable again first, and when (what the user is told).
+    pub soonest_end: Option<CooldownEnd>,
 }
 
 impl ProviderCooldown {
@@ -45,6 +49,7 @@ pub fn read_provider_cooldown(
             any_available: false,
             unavailable_reason: None,
             soonest_expiry_ms: None,
+            soonest_end: None,
         });
     }
     let snapshot = auth.snapshot()?;
@@ -54,6 +59,7 @@ pub fn read_provider_cooldown(
     Ok(ProviderCooldown {
         unavailable_reason: profiles_unavailable_reason(&snapshot.state, &profile_ids, now_ms),
         soonest_expiry_ms: soonest_cooldown_expiry(&snapshot.state, &profile_ids, now_ms, model),
+        soonest_end: soonest_cooldown_end(&snapshot.state, &profile_ids, now_ms, model),
         profile_ids,
         any_available,
     })

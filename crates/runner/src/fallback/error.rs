@@ -9,6 +9,7 @@ use clawloop_core::classify::{
 use clawloop_core::{FailoverError, FailoverReason};
 
 use super::candidates::ModelCandidate;
+use crate::auth::cooldown::CooldownEnd;
 
 /// Why one candidate's run failed, as the run loop reports it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -146,6 +147,9 @@ pub struct FallbackSummaryError {
     pub soonest_cooldown_expiry: Option<f64>,
     /// The last error a candidate's run returned (the cause), if any ran.
     pub last_error: Option<CandidateError>,
+    /// Of the candidates skipped because every profile of their provider rests, the profile
+    /// usable again first: the fact behind a "cooling down until" message.
+    pub cooling_down: Option<CooldownEnd>,
 }
 
 impl FallbackSummaryError {
@@ -177,6 +181,7 @@ impl FallbackSummaryError {
             attempts,
             soonest_cooldown_expiry,
             last_error,
+            cooling_down: None,
         }
     }
 }

@@ -37,6 +37,7 @@ pub use throttle::{
 };
 
 use crate::auth::AuthProfileManager;
+use crate::auth::cooldown::CooldownEnd;
 use auth_facts::{read_provider_cooldown, read_soonest_expiry};
 use probe_slot::{allows_cooldown_probe, is_transient_cooldown_reason};
 
@@ -131,6 +132,7 @@ where
     let mut attempts: Vec<FallbackAttempt> = Vec::new();
     let mut last_error: Option<(ModelCandidate, CandidateError)> = None;
     let mut slots = ProbeSlots::new();
+    let mut cooling_down: Option<CooldownEnd> = None;
 
     for (index, candidate) in candidates.iter().enumerate() {
         let is_primary = index == 0;
@@ -166,6 +168,7 @@ where
             match resolve_cooldown_decision(&input) {
                 CooldownDecision::Skip { reason, error } => {
                     attempts.push(skipped(candidate, error, reason));
+                    cooling_down = sooner(cooling_down, cooldown.soonest_end);
                     continue;
                 }
                 CooldownDecision::Attempt { reason, mark_probe } => {
@@ -271,10 +274,20 @@ where
             None
         }
     };
-    Err(FallbackError::Summary(FallbackSummaryError::new(
+    let mut summary = FallbackSummaryError::new(
         attempts,
         candidates.len(),
         soonest,
         last_error.map(|(_, error)| error),
-    )))
+    );
+    summary.cooling_down = cooling_down;
+    Err(FallbackError::Summary(summary))
+}
+
+/// The earlier of two cooldown ends.
+fn sooner(a: Option<CooldownEnd>, b: Option<CooldownEnd>) -> Option<CooldownEnd> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if b.until_ms < a.until_ms { b } else { a }),
+        (a, b) => a.or(b),
+    }
 }

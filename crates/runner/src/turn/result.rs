@@ -4,6 +4,8 @@ use std::collections::BTreeSet;
 
 use clawloop_subscribe::MessagingToolTarget;
 
+use crate::auth::cooldown::CooldownEnd;
+
 use crate::payloads::{
     AgentMeta, PayloadInput, ReplyPayload, RunMeta, RunUsage, TerminalSignals, build_run_payloads,
     incomplete_turn_payload, partial_timeout_payload, timeout_payload,
@@ -137,5 +139,8 @@ pub enum AgentRunLoopResult {
         payload: ReplyPayload,
         /// The session the turn ran in, when one was bound.
         session_id: Option<String>,
+        /// Every profile of the model's provider rested, so no model was asked: which one is
+        /// usable again first, and when (a caller tells the user how long, or how to clear it).
+        cooling_down: Option<CooldownEnd>,
     },
 }

@@ -274,6 +274,7 @@ async fn turn(
                 return AgentRunLoopResult::Final {
                     payload: ReplyPayload::text(SILENT_REPLY_TOKEN),
                     session_id: Some(session_id),
+                    cooling_down: None,
                 };
             }
             Err(err) => {
@@ -302,10 +303,15 @@ async fn turn(
                     continue;
                 }
                 tracing::error!(session_key = key, error = %message, "turn failed before a reply");
-                if forget_unanswered(env, key, &binding, created_here).await {
-                    return final_error(failure_text(env, &err), None);
-                }
-                return final_error(failure_text(env, &err), Some(session_id));
+                let kept = !forget_unanswered(env, key, &binding, created_here).await;
+                return AgentRunLoopResult::Final {
+                    payload: ReplyPayload::error(failure_text(env, &err)),
+                    session_id: kept.then_some(session_id),
+                    cooling_down: match err {
+                        FallbackError::Summary(summary) => summary.cooling_down,
+                        _ => None,
+                    },
+                };
             }
         }
     }
@@ -509,6 +515,7 @@ async fn reset_and_say(
         Ok(binding) => AgentRunLoopResult::Final {
             payload: ReplyPayload::error(text),
             session_id: Some(binding.session_id),
+            cooling_down: None,
         },
         Err(err) => {
             tracing::warn!(target: "clawloop::turn", "session reset failed: {err}");
@@ -640,5 +647,6 @@ fn final_error(text: String, session_id: Option<String>) -> AgentRunLoopResult {
     AgentRunLoopResult::Final {
         payload: ReplyPayload::error(text),
         session_id,
+        cooling_down: None,
     }
 }
