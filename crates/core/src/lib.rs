@@ -46,6 +46,7 @@ pub mod message;
 pub mod model;
 pub mod provider;
 pub mod redacted_debug;
+pub mod sandbox;
 pub mod session_index;
 pub mod stream_event;
 pub mod thinking_blocks;

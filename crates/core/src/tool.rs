@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::message::ContentBlock;
 use crate::model::ToolDefinition;
+use crate::sandbox::ToolSandbox;
 
 /// A boxed, sendable future: what the object-safe async traits of this crate return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -152,6 +153,8 @@ pub struct ToolContext {
     pub env: BTreeMap<String, String>,
     /// Output, time and path limits.
     pub limits: ToolLimits,
+    /// The sandbox commands run in; `None` runs them unconfined (pi's behavior).
+    pub sandbox: Option<ToolSandbox>,
 }
 
 impl ToolContext {
@@ -163,6 +166,7 @@ impl ToolContext {
             workspace_root,
             env: BTreeMap::new(),
             limits: ToolLimits::default(),
+            sandbox: None,
         }
     }
 }
