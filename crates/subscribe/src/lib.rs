@@ -104,9 +104,10 @@ pub use compaction_wait::{CompactionWait, CompactionWaitError, CompactionWaitSta
 pub use fences::{FenceSpan, find_fence_span_at, is_safe_fence_break, parse_fence_spans};
 pub use reply_directives::{
     InlineDirectiveOptions, InlineDirectives, MediaSegment, MediaSplit, ReplyDirectiveOptions,
-    ReplyDirectives, StreamingDirectiveAccumulator, ToolMediaArtifact, ToolOutputDisplay,
-    extract_tool_result_media_artifact, filter_tool_result_media_urls, parse_inline_directives,
-    parse_reply_directives, split_media_from_output, tool_result_pending_media,
+    ReplyDirectives, SILENT_REPLY_TOKEN, StreamingDirectiveAccumulator, ToolMediaArtifact,
+    ToolOutputDisplay, extract_tool_result_media_artifact, filter_tool_result_media_urls,
+    parse_inline_directives, parse_reply_directives, split_media_from_output,
+    tool_result_pending_media,
 };
 pub use sink::ToolResultReply;
 pub use sink::{
@@ -114,8 +115,8 @@ pub use sink::{
     SubscriptionSink,
 };
 pub use subscription::{
-    BlockReplyBreak, LivenessState, MessagingToolTarget, ReasoningMode, SILENT_REPLY_TOKEN,
-    Subscription, SubscriptionOptions, block_reply_payload_key, extract_assistant_text,
+    BlockReplyBreak, LivenessState, MessagingToolTarget, ReasoningMode, Subscription,
+    SubscriptionOptions, block_reply_payload_key, extract_assistant_text,
     extract_assistant_thinking, format_reasoning_message,
 };
 pub use tag_filter::{TagFilter, TagFilterOptions};

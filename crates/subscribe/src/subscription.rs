@@ -24,7 +24,8 @@ use crate::messaging_dedupe::{
     normalize_text_for_comparison,
 };
 use crate::reply_directives::{
-    PendingToolMedia, ReplyDirectiveOptions, StreamingDirectiveAccumulator, parse_reply_directives,
+    PendingToolMedia, ReplyDirectiveOptions, SILENT_REPLY_TOKEN, StreamingDirectiveAccumulator,
+    parse_reply_directives,
 };
 use crate::sink::{
     BlockReply, LifecyclePhase, ReasoningUpdate, SubscriptionEvent, SubscriptionSink,
@@ -44,9 +45,6 @@ mod message_text;
 pub use message_text::{extract_assistant_text, extract_assistant_thinking};
 mod reply_media;
 mod tool_results;
-
-/// The reply a model gives when it has nothing to say (OpenClaw `SILENT_REPLY_TOKEN`).
-pub const SILENT_REPLY_TOKEN: &str = "NO_REPLY";
 
 /// When block replies are cut (OpenClaw `blockReplyBreak`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

@@ -5,8 +5,7 @@ use super::silent::{
     is_silent_reply_prefix_text, is_silent_reply_text, starts_with_silent_token,
     strip_leading_silent_token,
 };
-use super::{ReplyDirectives, parse_media_and_reply_tags};
-use crate::subscription::SILENT_REPLY_TOKEN;
+use super::{ReplyDirectives, SILENT_REPLY_TOKEN, parse_media_and_reply_tags};
 
 /// The accumulator's per-chunk parse (OpenClaw `parseChunk` in `streaming-directives.ts`):
 /// like [`parse_reply_directives`](super::parse_reply_directives) without a current message

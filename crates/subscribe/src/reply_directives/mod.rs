@@ -42,7 +42,7 @@ pub use tool_media::{
     tool_result_pending_media,
 };
 
-use crate::subscription::SILENT_REPLY_TOKEN;
+pub use silent::SILENT_REPLY_TOKEN;
 use silent::is_silent_reply_payload_text;
 
 // ---- results ------------------------------------------------------------------------------

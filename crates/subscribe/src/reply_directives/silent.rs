@@ -7,7 +7,8 @@ use clawloop_core::js_text::{js_trim, js_trim_start};
 use regex::Regex;
 use serde_json::Value;
 
-use crate::subscription::SILENT_REPLY_TOKEN;
+/// The reply a model gives when it has nothing to say (OpenClaw `SILENT_REPLY_TOKEN`).
+pub const SILENT_REPLY_TOKEN: &str = "NO_REPLY";
 
 /// `[\p{L}\p{N}]` at the start of a text.
 static LETTER_OR_NUMBER: LazyLock<Option<Regex>> =
