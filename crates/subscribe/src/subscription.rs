@@ -1198,12 +1198,14 @@ impl<S: SubscriptionSink> Subscription<S> {
                 if !delivered_by_text_end {
                     let text = text
                         .get_or_insert_with(|| self.message_end_text(assistant, visible.take()));
-                    if !text.is_empty()
-                        && self.last_block_reply_text.as_deref() != Some(text.as_str())
-                        && !self.is_messaging_duplicate(text)
-                    {
-                        self.last_block_reply_text = Some(text.clone());
-                        self.emit_final_with_directives(text);
+                    if !text.is_empty() {
+                        if self.last_block_reply_text.as_deref() != Some(text.as_str())
+                            && !self.is_messaging_duplicate(text)
+                        {
+                            self.last_block_reply_text = Some(text.clone());
+                            self.emit_final_with_directives(text);
+                        }
+                        self.drop_streamed_block_text();
                     }
                 }
             }
@@ -1240,6 +1242,20 @@ impl<S: SubscriptionSink> Subscription<S> {
 
         // Step 8: per-message buffers (the markers that dedupe late text_end events stay).
         self.reset_text_buffers();
+    }
+
+    /// The safety send answered for the whole message, so the block buffer, the same message as
+    /// the streaming filter saw it, is not flushed after it. The two forms differ where the
+    /// final message differs from the stream, or around a backtick: an unclosed one hides a
+    /// think tag from the streaming filter and not from the whole-message text. The streamed
+    /// form becomes the last block text, so a late `text_end` repeating the stream is still
+    /// recognized as sent.
+    fn drop_streamed_block_text(&mut self) {
+        let streamed = std::mem::take(&mut self.block_buffer);
+        let streamed = js_trim_end(&streamed);
+        if !streamed.is_empty() {
+            set_reusing(&mut self.last_block_reply_text, streamed);
+        }
     }
 
     /// The text `message_end` works with (OpenClaw's `text`): the message's visible text
