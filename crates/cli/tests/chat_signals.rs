@@ -117,3 +117,35 @@ async fn sighup_at_an_idle_terminal_prompt_exits_129() -> TestResult {
     assert!(server.requests().is_empty());
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_at_the_terminal_prompt_gives_the_terminal_back_in_cooked_mode() -> TestResult {
+    use rustix::termios::LocalModes;
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    let mut pty = Pty::spawn(
+        Command::new(env!("CARGO_BIN_EXE_clawloop"))
+            .arg("chat")
+            .arg("--workspace")
+            .arg(home.workspace())
+            .env("CLAWLOOP_HOME", home.home())
+            .env("TERM", "xterm-256color")
+            .env("NO_COLOR", "1"),
+    )?;
+    pty.expect("› ")?;
+    // The line editor reads in raw mode: no echo, no line discipline.
+    let raw = pty.termios()?.local_modes;
+    assert!(
+        !raw.contains(LocalModes::ECHO | LocalModes::ICANON),
+        "{raw:?}"
+    );
+    kill("TERM", pty.id())?;
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(143), "{output:?}");
+    let after = pty.termios()?.local_modes;
+    assert!(
+        after.contains(LocalModes::ECHO | LocalModes::ICANON),
+        "{after:?}"
+    );
+    Ok(())
+}

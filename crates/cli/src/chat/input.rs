@@ -41,6 +41,8 @@ pub enum Input {
         editor: Option<Box<Editor<(), FileHistory>>>,
         /// `<home>/history`; `None` when it cannot be created (the chat works without it).
         history: Option<PathBuf>,
+        /// The terminal's modes before the editor first switched it to raw mode.
+        cooked: CookedMode,
     },
     /// A pipe.
     Piped(Lines<BufReader<Stdin>>),
@@ -78,6 +80,8 @@ impl Input {
         if !std::io::stdin().is_terminal() {
             return Ok(Input::Piped(BufReader::new(tokio::io::stdin()).lines()));
         }
+        // Taken before the editor ever reads: a stop at the prompt leaves it in raw mode.
+        let cooked = CookedMode::capture();
         let mut editor = Editor::<(), FileHistory>::new()
             .map_err(|err| format!("cannot start the line editor: {err}"))?;
         editor.bind_sequence(
@@ -102,6 +106,7 @@ impl Input {
         Ok(Input::Terminal {
             editor: Some(Box::new(editor)),
             history,
+            cooked,
         })
     }
 
@@ -113,7 +118,11 @@ impl Input {
     /// The next line, or the stop signal that came first.
     pub async fn next_line(&mut self, stops: &mut StopSignals) -> Result<Line, String> {
         match self {
-            Input::Terminal { editor, history } => {
+            Input::Terminal {
+                editor,
+                history,
+                cooked,
+            } => {
                 let Some(mut taken) = editor.take() else {
                     return Ok(Line::End);
                 };
@@ -125,7 +134,12 @@ impl Input {
                 });
                 let (taken, line) = tokio::select! {
                     read = read => read.map_err(|err| format!("cannot read from the terminal: {err}"))?,
-                    stop = stops.next() => return Ok(Line::Stopped(stop)),
+                    stop = stops.next() => {
+                        // The editor stays blocked in its raw-mode read and never restores
+                        // the terminal: the shell would get it without echo or lines.
+                        cooked.restore();
+                        return Ok(Line::Stopped(stop));
+                    }
                 };
                 let editor = editor.insert(taken);
                 edited(editor, history.as_deref(), line)
@@ -139,6 +153,29 @@ impl Input {
                 _ = tokio::signal::ctrl_c() => Ok(Line::Interrupted),
                 stop = stops.next() => Ok(Line::Stopped(stop)),
             },
+        }
+    }
+}
+
+/// The terminal's modes as the shell gave them.
+#[derive(Debug)]
+pub struct CookedMode(Option<rustix::termios::Termios>);
+
+impl CookedMode {
+    /// The current modes of stdin's terminal (`None` when they cannot be read: nothing to
+    /// restore then).
+    fn capture() -> CookedMode {
+        CookedMode(rustix::termios::tcgetattr(std::io::stdin()).ok())
+    }
+
+    /// Puts them back. A terminal that hung up (SIGHUP) refuses, and then no one needs them.
+    fn restore(&self) {
+        if let Some(modes) = &self.0 {
+            let _ = rustix::termios::tcsetattr(
+                std::io::stdin(),
+                rustix::termios::OptionalActions::Now,
+                modes,
+            );
         }
     }
 }

@@ -123,6 +123,11 @@ impl Pty {
         self.child.id()
     }
 
+    /// The terminal's modes as the child left them (the master side reads the slave's).
+    pub fn termios(&self) -> std::io::Result<rustix::termios::Termios> {
+        Ok(rustix::termios::tcgetattr(&self.writer)?)
+    }
+
     /// What the child wrote so far.
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.seen).into_owned()
