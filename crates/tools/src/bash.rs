@@ -8,6 +8,10 @@
 //! up to a size cap ([`DEFAULT_MAX_FULL_OUTPUT_BYTES`] unless
 //! [`BashTool::with_max_full_output_bytes`] sets another); output past the cap is still read,
 //! so the command runs on, but only counted, and a second notice says how much the log lacks.
+//!
+//! With an active sandbox in the context the command runs confined (what the sandbox makes of
+//! it, with exactly the environment it allows); a sandbox that cannot confine fails the call,
+//! and a failure that looks like the sandbox's doing gets its `[clawloop sandbox: …]` line last.
 
 mod output;
 mod process;
@@ -17,6 +21,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clawloop_core::message::ContentBlock;
+use clawloop_core::sandbox::{CommandOutcome, SandboxCommand};
 use clawloop_core::tool::{
     AgentToolResult, BoxFuture, Tool, ToolContext, ToolError, ToolResult, ToolUpdate,
 };
@@ -140,8 +145,7 @@ impl BashTool {
             .clone()
             .unwrap_or_else(|| default_shell(&ctx.env));
         let limit = TimeLimit::new(args.timeout, ctx.limits.timeout);
-        let (mut group, mut pipe) = ProcessGroup::spawn(&shell, &command, &cwd, &ctx.env)
-            .map_err(|err| spawn_error(&shell, err))?;
+        let (mut group, mut pipe) = spawn(&shell, &command, &cwd, ctx)?;
         let options = TruncationOptions::from_limits(&ctx.limits);
         let mut log = OutputLog::new(options.max_bytes, self.max_full_output_bytes, temp_dir(ctx));
         let mut updates = Updates::new(on_update, options);
@@ -201,14 +205,16 @@ impl BashTool {
             }
             None => {
                 let (text, details) = format_output(&mut log, options, "(no output)");
+                let note = sandbox_note(ctx, status, &text);
                 match status.code() {
                     // A shell killed by a signal has no code; pi then reports success.
-                    Some(code) if code != 0 => Err(ToolError::Failed(append_status(
-                        &text,
-                        &format!("Command exited with code {code}"),
-                    ))),
+                    Some(code) if code != 0 => {
+                        let text =
+                            append_status(&text, &format!("Command exited with code {code}"));
+                        Err(ToolError::Failed(append_note(text, note)))
+                    }
                     _ => Ok(ToolResult {
-                        content: vec![ContentBlock::text(text)],
+                        content: vec![ContentBlock::text(append_note(text, note))],
                         details,
                         is_error: false,
                     }),
@@ -285,6 +291,52 @@ impl TimeLimit {
             duration: fallback,
             label: fallback.map_or_else(String::new, |d| js_format::number(d.as_secs_f64())),
         }
+    }
+}
+
+/// Starts `shell -c command`: confined when the context carries an active sandbox (a
+/// sandbox that cannot confine fails the call; it never runs the command unconfined).
+fn spawn(
+    shell: &std::path::Path,
+    command: &str,
+    cwd: &std::path::Path,
+    ctx: &ToolContext,
+) -> Result<(ProcessGroup, tokio::net::unix::pipe::Receiver), ToolError> {
+    let Some(sandbox) = ctx.sandbox.as_ref().filter(|s| s.is_active()) else {
+        return ProcessGroup::spawn(shell, command, cwd, &ctx.env)
+            .map_err(|err| spawn_error(shell, err));
+    };
+    let request = SandboxCommand {
+        program: shell.to_owned(),
+        args: vec!["-c".into(), command.into()],
+        cwd: cwd.to_owned(),
+        workspace_root: ctx.workspace_root.clone(),
+        env: ctx.env.clone(),
+    };
+    let confined = sandbox
+        .sandbox
+        .confine(&request, &sandbox.policy)
+        .map_err(|err| ToolError::Failed(err.0))?;
+    ProcessGroup::spawn_confined(&confined).map_err(|err| spawn_error(&confined.program, err))
+}
+
+/// The sandbox's `[clawloop sandbox: …]` line when the command's end looks like its doing.
+fn sandbox_note(ctx: &ToolContext, status: std::process::ExitStatus, text: &str) -> Option<String> {
+    use std::os::unix::process::ExitStatusExt;
+    let sandbox = ctx.sandbox.as_ref().filter(|s| s.is_active())?;
+    let outcome = CommandOutcome {
+        code: status.code(),
+        signal: status.signal(),
+        output_tail: text,
+    };
+    sandbox.sandbox.denial_note(&outcome, &sandbox.policy)
+}
+
+/// `text` with the sandbox's note as its last line.
+fn append_note(text: String, note: Option<String>) -> String {
+    match note {
+        Some(note) => format!("{text}\n{note}"),
+        None => text,
     }
 }
 

@@ -217,6 +217,7 @@ impl Tool for EditTool {
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         Box::pin(async move {
             let args: EditArgs = parse_args(args)?;
+            crate::read_only::refuse_writes(ctx, "edit", &args.path)?;
             self.edit(&args, ctx, &cancel).await
         })
     }

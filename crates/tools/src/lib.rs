@@ -51,6 +51,7 @@ pub mod ls;
 pub mod message_tool;
 pub mod policy;
 pub mod read;
+mod read_only;
 pub mod registry;
 pub mod schema;
 pub mod truncate;

@@ -143,6 +143,7 @@ impl Tool for WriteTool {
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         Box::pin(async move {
             let args: WriteArgs = parse_args(args)?;
+            crate::read_only::refuse_writes(ctx, "write", &args.path)?;
             self.write(&args, ctx, &cancel).await
         })
     }

@@ -11,7 +11,8 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 
-use rustix::process::{Pid, Signal, kill_process_group};
+use clawloop_core::sandbox::{ConfinedCommand, StopBy};
+use rustix::process::{Pid, Signal, kill_process, kill_process_group};
 use tokio::net::unix::pipe::Receiver;
 use tokio::process::{Child, Command};
 
@@ -47,6 +48,8 @@ pub(crate) struct ProcessGroup {
     pgid: Option<Pid>,
     /// Set once the shell was reaped: its pid may then belong to someone else.
     reaped: bool,
+    /// How to stop it: a sandbox helper is asked (SIGTERM) to kill what it confines.
+    stop: StopBy,
 }
 
 impl ProcessGroup {
@@ -58,14 +61,28 @@ impl ProcessGroup {
         cwd: &Path,
         env: &BTreeMap<String, String>,
     ) -> io::Result<(ProcessGroup, Receiver)> {
+        let mut cmd = Command::new(shell);
+        cmd.arg("-c").arg(command).current_dir(cwd).envs(env);
+        Self::start(cmd, StopBy::KillGroup)
+    }
+
+    /// Starts what a sandbox made of the command: exactly its environment, its way to stop.
+    pub(crate) fn spawn_confined(
+        confined: &ConfinedCommand,
+    ) -> io::Result<(ProcessGroup, Receiver)> {
+        let mut cmd = Command::new(&confined.program);
+        cmd.args(&confined.args)
+            .current_dir(&confined.cwd)
+            .env_clear()
+            .envs(confined.env.iter().map(|(name, value)| (name, value)));
+        Self::start(cmd, confined.stop)
+    }
+
+    /// Spawns `cmd` with stdout and stderr on one pipe, as the leader of a new group.
+    fn start(mut cmd: Command, stop: StopBy) -> io::Result<(ProcessGroup, Receiver)> {
         let (reader, writer) = io::pipe()?;
         let stderr_writer = writer.try_clone()?;
-        let mut cmd = Command::new(shell);
-        cmd.arg("-c")
-            .arg(command)
-            .current_dir(cwd)
-            .envs(env)
-            .stdin(Stdio::null())
+        cmd.stdin(Stdio::null())
             .stdout(writer)
             .stderr(stderr_writer)
             .process_group(0)
@@ -83,13 +100,15 @@ impl ProcessGroup {
             child,
             pgid,
             reaped: false,
+            stop,
         };
         let receiver = Receiver::from_owned_fd(OwnedFd::from(reader))?;
         Ok((group, receiver))
     }
 
-    /// SIGKILL to every process of the group. Sent only while the shell is unreaped: its
-    /// zombie keeps the id from being reused, so the signal cannot reach a stranger.
+    /// SIGKILL to every process of the group (SIGTERM to a sandbox helper, which then kills
+    /// everything it confines). Sent only while the shell is unreaped: its zombie keeps the
+    /// id from being reused, so the signal cannot reach a stranger.
     pub(crate) fn kill(&mut self) {
         if self.reaped {
             return;
@@ -99,7 +118,10 @@ impl ProcessGroup {
             // but the check costs nothing.
             if pgid != Pid::INIT {
                 // ESRCH (the group is already gone) is the only expected failure.
-                let _ = kill_process_group(pgid, Signal::KILL);
+                let _ = match self.stop {
+                    StopBy::KillGroup => kill_process_group(pgid, Signal::KILL),
+                    StopBy::TerminateLeader => kill_process(pgid, Signal::TERM),
+                };
             }
         }
     }
