@@ -1,6 +1,7 @@
 //! Failures that used to look like success, through the real `clawloop run` against the
-//! scripted server: timeouts, a model that calls tools forever, and the coding prompt the CLI
-//! sends instead of the chat gateway's.
+//! scripted server: timeouts, a model that calls tools forever, the coding prompt the CLI
+//! sends instead of the chat gateway's, and turns that fail before any reply (a refusal, a
+//! refused connection, a server error, an unknown model, a resting profile).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -433,5 +434,121 @@ async fn a_cooling_down_profile_says_until_when_and_how_to_reset_it() -> TestRes
             && hint.contains("`clawloop auth reset acme:default`"),
         "{stderr}"
     );
+    Ok(())
+}
+
+/// Runs a first turn on key `k1`, then (after `before_second`) a second one that `failing`
+/// makes fail before any reply; returns the second run's exit code, stdout and stderr, with the session's id.
+async fn second_turn_fails(
+    server: &ProviderScriptServer,
+    home: &Home,
+    failing: Vec<Value>,
+    before_second: impl FnOnce() -> std::io::Result<()>,
+) -> Result<(Option<i32>, String, String, String), Box<dyn std::error::Error>> {
+    server.begin_turn(exchanges(vec![json!({"reply": {"text": "first"}})])?);
+    let out = home.run(&["--print", "--session-key", "k1", "hi"]).await?;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    server.end_turn();
+    let store: Value = serde_json::from_str(&std::fs::read_to_string(
+        home.dir
+            .path()
+            .join("home/agents/main/sessions/sessions.json"),
+    )?)?;
+    let session_id = store["k1"]["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    before_second()?;
+    server.begin_turn(exchanges(failing)?);
+    let out = home
+        .run(&["--print", "--session-key", "k1", "again"])
+        .await?;
+    server.end_turn();
+    // Every line of the transcript still parses.
+    home.transcript_entries()?;
+    Ok((
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr),
+        session_id,
+    ))
+}
+
+/// Exit 1, nothing on stdout, the cause in the first `clawloop:` line, the session shown.
+fn assert_failed_before_a_reply(
+    (code, stdout, stderr, session_id): (Option<i32>, String, String, String),
+    cause: &str,
+) {
+    assert_eq!((code, stdout.as_str()), (Some(1), ""), "{stderr}");
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("clawloop: "))
+        .collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(said[0].contains(cause), "{cause:?} not in {stderr}");
+    assert!(!session_id.is_empty());
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line.starts_with(&format!("session {session_id}; continue with: "))),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_connection_fails_before_a_reply_naming_the_endpoint() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server, "model = { primary = \"acme/m1\" }")?;
+    // A port that was free a moment ago: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let config = home.dir.path().join("home/config.toml");
+    let dead = format!("http://127.0.0.1:{port}/v1");
+    let outcome = second_turn_fails(&server, &home, Vec::new(), || {
+        let text = std::fs::read_to_string(&config)?;
+        let live = text
+            .lines()
+            .find_map(|line| line.strip_prefix("baseUrl = \""))
+            .and_then(|rest| rest.strip_suffix('"'))
+            .unwrap_or_default()
+            .to_owned();
+        std::fs::write(&config, text.replace(&live, &dead))
+    })
+    .await?;
+    assert_failed_before_a_reply(outcome, &format!("connection refused by {dead}"));
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_error_on_every_try_fails_before_a_reply() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server, "model = { primary = \"acme/m1\" }")?;
+    let broken = || json!({"optional": true, "reply": {"status": 500, "body": {"error": {"message": "upstream exploded", "type": "server_error"}}}});
+    let outcome = second_turn_fails(
+        &server,
+        &home,
+        (0..6).map(|_| broken()).collect(),
+        || Ok(()),
+    )
+    .await?;
+    assert_failed_before_a_reply(outcome, "500 upstream exploded");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_the_server_does_not_know_fails_before_a_reply_naming_it() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server, "model = { primary = \"acme/m1\" }")?;
+    let unknown = || {
+        json!({"optional": true, "reply": {"status": 404, "body": {"error": {
+        "message": "The model `m1` does not exist or you do not have access to it.",
+        "type": "invalid_request_error", "code": "model_not_found"}}}})
+    };
+    let outcome = second_turn_fails(&server, &home, (0..4).map(|_| unknown()).collect(), || {
+        Ok(())
+    })
+    .await?;
+    assert_failed_before_a_reply(outcome, "The model `m1` does not exist");
     Ok(())
 }
