@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
 use serde_json::json;
 
 use crate::conformance::discover;

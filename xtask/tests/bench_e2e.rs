@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use xtask::bench_e2e::floor_client;

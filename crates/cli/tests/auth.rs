@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use clawloop_providers::scripted_server::ProviderScriptServer;
+use clawloop_testkit::ProviderScriptServer;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -99,9 +99,7 @@ fn all_output(out: &Output) -> String {
     format!("{}{}", text(&out.stdout), text(&out.stderr))
 }
 
-fn exchange(
-    value: Value,
-) -> Result<clawloop_providers::scripted_server::ScriptedExchange, serde_json::Error> {
+fn exchange(value: Value) -> Result<clawloop_testkit::ScriptedExchange, serde_json::Error> {
     serde_json::from_value(value)
 }
 

@@ -7,8 +7,8 @@ use std::process::{Command, Output, Stdio};
 
 use clawloop_core::StopReason;
 use clawloop_core::message::{AgentMessage, AssistantMessage, ContentBlock, ToolCall};
-use clawloop_providers::scripted_server::ProviderScriptServer;
 use clawloop_session::{SessionOptions, Transcript};
+use clawloop_testkit::ProviderScriptServer;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -105,9 +105,7 @@ fn marks(listing: &str) -> Vec<char> {
     listing.lines().filter_map(|l| l.chars().next()).collect()
 }
 
-fn reply(
-    text: &str,
-) -> Result<Vec<clawloop_providers::scripted_server::ScriptedExchange>, serde_json::Error> {
+fn reply(text: &str) -> Result<Vec<clawloop_testkit::ScriptedExchange>, serde_json::Error> {
     Ok(vec![serde_json::from_value(
         json!({"reply": {"text": text}}),
     )?])

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use clawloop_providers::scripted_server::ProviderScriptServer;
+use clawloop_testkit::ProviderScriptServer;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use support::pty::Pty;

@@ -219,7 +219,7 @@ fn huge_tool_call_stream(payload_mib: usize) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn huge_tool_call_arguments_become_a_tool_error_in_bounded_memory() -> TestResult {
-    use clawloop_providers::scripted_server::ProviderScriptServer;
+    use clawloop_testkit::ProviderScriptServer;
     let server = ProviderScriptServer::start().await?;
     let base_url = format!("{}/v1", server.provider_url("acme"));
     let home = Home::with_config(&provider_config("openai-completions", &base_url))?;
@@ -257,7 +257,7 @@ async fn huge_tool_call_arguments_become_a_tool_error_in_bounded_memory() -> Tes
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_flood_of_bash_output_keeps_json_updates_small() -> TestResult {
-    use clawloop_providers::scripted_server::ProviderScriptServer;
+    use clawloop_testkit::ProviderScriptServer;
     let server = ProviderScriptServer::start().await?;
     let base_url = format!("{}/v1", server.provider_url("acme"));
     let home = Home::with_config(&provider_config("openai-completions", &base_url))?;

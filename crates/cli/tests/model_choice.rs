@@ -6,7 +6,7 @@ mod support;
 
 use std::process::{Command, Output, Stdio};
 
-use clawloop_providers::scripted_server::ProviderScriptServer;
+use clawloop_testkit::ProviderScriptServer;
 use pretty_assertions::assert_eq;
 use support::{Home, TestResult, reply};
 

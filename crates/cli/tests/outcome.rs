@@ -5,7 +5,7 @@ mod support;
 
 use std::process::{Command, Output, Stdio};
 
-use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
 use serde_json::{Value, json};
 use support::{Home, TestResult};
 

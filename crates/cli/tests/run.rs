@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use clawloop_providers::scripted_server::ProviderScriptServer;
+use clawloop_testkit::ProviderScriptServer;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -91,9 +91,7 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn reply(
-    text: &str,
-) -> Result<Vec<clawloop_providers::scripted_server::ScriptedExchange>, serde_json::Error> {
+fn reply(text: &str) -> Result<Vec<clawloop_testkit::ScriptedExchange>, serde_json::Error> {
     Ok(vec![serde_json::from_value(
         json!({"reply": {"text": text}}),
     )?])

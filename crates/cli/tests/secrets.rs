@@ -6,9 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use clawloop_providers::scripted_server::{
-    ProviderRequest, ProviderRuleServer, ScriptedReply, ScriptedToolCall,
-};
+use clawloop_testkit::{ProviderRequest, ProviderRuleServer, ScriptedReply, ScriptedToolCall};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 

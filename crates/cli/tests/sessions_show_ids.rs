@@ -5,7 +5,7 @@ mod support;
 
 use std::process::{Command, Output, Stdio};
 
-use clawloop_providers::scripted_server::ProviderScriptServer;
+use clawloop_testkit::ProviderScriptServer;
 use serde_json::{Value, json};
 use support::pty::Pty;
 use support::{Home, TestResult};

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
 use serde_json::{Value, json};
 use support::pty::Pty;
 use support::{Home, TestResult};

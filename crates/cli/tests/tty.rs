@@ -5,7 +5,7 @@ mod support;
 
 use std::process::Command;
 
-use clawloop_providers::scripted_server::ProviderScriptServer;
+use clawloop_testkit::ProviderScriptServer;
 use serde_json::json;
 use support::pty::Pty;
 use support::{Home, TestResult};

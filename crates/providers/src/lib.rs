@@ -10,9 +10,6 @@
 //!   framed (SSE, NDJSON, a JSON array or one JSON document) and decoded frame by frame by the
 //!   API's [`WireDecoder`](stream_driver::WireDecoder).
 //! * [`replay`]: cross-provider replay of earlier messages (pi-mono §1.9), shared by the APIs.
-//! * [`scripted_server`]: a tiny real HTTP server on 127.0.0.1 that plays scripted responses
-//!   (status, headers, body in chunks with delays, stalls, dropped connections) and records
-//!   requests, for tests and offline integration checks.
 //!
 //! * [`dispatch`]: [`stream_for_model`] turns a resolved model, the transport, the API key and
 //!   the run's [`StreamSettings`] into the `Arc<dyn LlmStream>` a run calls, with the
@@ -23,6 +20,9 @@
 //! on that failed message's
 //! [`error_diagnostics`](clawloop_core::AssistantMessage::error_diagnostics), and with the
 //! concrete clients also through [`transport::CallDiagnostics`].
+//!
+//! The scripted provider server that plays these wire formats in tests lives in the
+//! unpublished `clawloop-testkit` crate, not here.
 //!
 //! # Example
 //!
@@ -68,7 +68,6 @@ mod open_block;
 pub mod openai_completions;
 pub mod openai_responses;
 pub mod replay;
-pub mod scripted_server;
 pub mod stream_driver;
 mod surrogates;
 mod tool_arguments;

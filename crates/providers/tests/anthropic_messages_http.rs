@@ -17,9 +17,9 @@ use clawloop_core::{
     Model, StopReason, StreamOptions, ThinkLevel, ToolDefinition, Usage, UserMessage,
 };
 use clawloop_providers::AnthropicMessages;
-use clawloop_providers::anthropic_messages::script::{self, SCRIPTED_SIGNATURE};
 use clawloop_providers::anthropic_messages::{CLAUDE_CODE_IDENTITY, REDACTED_THINKING};
-use clawloop_providers::scripted_server::{Chunking, ScriptedReply, ScriptedResponse};
+use clawloop_testkit::script::anthropic_messages::{self as script, SCRIPTED_SIGNATURE};
+use clawloop_testkit::{Chunking, ScriptedReply, ScriptedResponse};
 use common::{
     Call, STALL_IDLE, assert_aborted_and_disconnected, assert_connection_refused, assert_contract,
     assert_every_split_agrees, assert_idle_timeout, assert_no_request_when_cancelled,
@@ -838,13 +838,9 @@ async fn scripted_replies_round_trip_over_http() {
                 (u.input, u.output, u.cache_read, u.cache_write)
             );
             let stop = match reply.effective_stop_reason() {
-                clawloop_providers::scripted_server::ScriptedStopReason::Stop => StopReason::Stop,
-                clawloop_providers::scripted_server::ScriptedStopReason::Length => {
-                    StopReason::Length
-                }
-                clawloop_providers::scripted_server::ScriptedStopReason::ToolUse => {
-                    StopReason::ToolUse
-                }
+                clawloop_testkit::ScriptedStopReason::Stop => StopReason::Stop,
+                clawloop_testkit::ScriptedStopReason::Length => StopReason::Length,
+                clawloop_testkit::ScriptedStopReason::ToolUse => StopReason::ToolUse,
             };
             assert_eq!(m.stop_reason, stop);
         }

@@ -19,12 +19,12 @@ use clawloop_core::{
     Api, AssistantMessageEvent, Context, ErrorDiagnostics, FailoverReason, Model, StopReason,
     StreamOptions, UserMessage,
 };
-use clawloop_providers::scripted_server::{
+use clawloop_providers::wrappers::PayloadLogger;
+use clawloop_providers::{StreamSettings, UnknownApi, stream_for_model};
+use clawloop_testkit::{
     Chunking, ProviderScriptServer, ScriptedExchange, ScriptedResponse, ScriptedServer,
     collect_events,
 };
-use clawloop_providers::wrappers::PayloadLogger;
-use clawloop_providers::{StreamSettings, UnknownApi, stream_for_model};
 use common::{context, transport};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

@@ -21,8 +21,8 @@ use clawloop_core::{
     Model, StopReason, StreamOptions, ThinkLevel, ToolDefinition, UserMessage,
 };
 use clawloop_providers::GoogleGenerativeAi;
-use clawloop_providers::google_generative_ai::script;
-use clawloop_providers::scripted_server::{Chunking, ScriptedReply, ScriptedResponse};
+use clawloop_testkit::script::google_generative_ai as script;
+use clawloop_testkit::{Chunking, ScriptedReply, ScriptedResponse};
 use common::{
     Call, STALL_IDLE, assert_aborted_and_disconnected, assert_connection_refused, assert_contract,
     assert_every_split_agrees, assert_idle_timeout, assert_no_request_when_cancelled,

@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use clawloop_core::message::{ContentBlock, TextContent, ThinkingContent, ToolCall};
 use clawloop_core::{AssistantEventStream, Model, StopReason, StreamOptions, Usage};
-use clawloop_providers::scripted_server::{Chunking, ScriptedResponse};
 use clawloop_providers::{
     AnthropicMessages, CallDiagnostics, GoogleGenerativeAi, HttpTransport, Ollama,
     OpenAiCompletions, OpenAiResponses,
 };
+use clawloop_testkit::{Chunking, ScriptedResponse};
 use common::{
     Call, STALL_IDLE, assert_contract, assert_idle_timeout, call_server, context, keyed,
     model_from, start, transport,

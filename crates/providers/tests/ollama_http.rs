@@ -20,10 +20,8 @@ use clawloop_core::{
     StreamOptions, ThinkLevel, ToolDefinition, UserMessage,
 };
 use clawloop_providers::Ollama;
-use clawloop_providers::ollama::script;
-use clawloop_providers::scripted_server::{
-    Chunking, ScriptedReply, ScriptedResponse, ScriptedServer,
-};
+use clawloop_testkit::script::ollama as script;
+use clawloop_testkit::{Chunking, ScriptedReply, ScriptedResponse, ScriptedServer};
 use common::{
     Call, STALL_IDLE, assert_aborted_and_disconnected, assert_connection_refused, assert_contract,
     assert_every_split_agrees, assert_idle_timeout, assert_no_request_when_cancelled,

@@ -9,7 +9,7 @@ use std::time::Duration;
 use clawloop_core::message::{ContentBlock, ThinkingContent, ToolCall};
 use clawloop_core::{LlmStream, StopReason, StreamOptions, ThinkLevel};
 use clawloop_providers::OpenAiCompletions;
-use clawloop_providers::scripted_server::{Chunking, ScriptedResponse};
+use clawloop_testkit::{Chunking, ScriptedResponse};
 use common::*;
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -268,7 +268,7 @@ async fn garbage_bodies_are_clear_errors() {
 
 #[tokio::test]
 async fn oversized_event_is_an_error() {
-    let server = clawloop_providers::scripted_server::ScriptedServer::start(vec![
+    let server = clawloop_testkit::ScriptedServer::start(vec![
         ScriptedResponse::sse(format!("data: {}\n\n", "x".repeat(10_000)))
             .chunked(Chunking::Fixed(512)),
     ])

@@ -22,11 +22,9 @@ use clawloop_core::{
     ThinkLevel, ToolDefinition, UserMessage,
 };
 use clawloop_providers::OpenAiResponses;
-use clawloop_providers::openai_responses::script::{CONTENT_TYPE, encode_reply, wire_roles};
-use clawloop_providers::scripted_server::{
-    Chunking, ScriptedReply, ScriptedResponse, ScriptedServer,
-};
 use clawloop_providers::{HttpTransport, TransportConfig};
+use clawloop_testkit::script::openai_responses::{CONTENT_TYPE, encode_reply, wire_roles};
+use clawloop_testkit::{Chunking, ScriptedReply, ScriptedResponse, ScriptedServer};
 use common::{
     STALL_IDLE, assert_aborted_and_disconnected, assert_connection_refused, assert_contract,
     assert_every_split_agrees, assert_idle_timeout, assert_no_request_when_cancelled,

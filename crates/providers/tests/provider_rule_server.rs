@@ -12,9 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use clawloop_core::message::ContentBlock;
 use clawloop_core::{Context, StopReason, UserMessage};
 use clawloop_providers::OpenAiCompletions;
-use clawloop_providers::scripted_server::{
-    ProviderRequest, ProviderRuleServer, ScriptedReply, collect_events,
-};
+use clawloop_testkit::{ProviderRequest, ProviderRuleServer, ScriptedReply, collect_events};
 use common::{keyed, model, start, transport};
 use pretty_assertions::assert_eq;
 use serde_json::json;

@@ -7,11 +7,11 @@ mod common;
 
 use clawloop_core::message::ContentBlock;
 use clawloop_core::{Api, AssistantEventStream, Model, StopReason, StreamOptions};
-use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange, collect_events};
 use clawloop_providers::{
     AnthropicMessages, CallDiagnostics, GoogleGenerativeAi, Ollama, OpenAiCompletions,
     OpenAiResponses,
 };
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange, collect_events};
 use common::{context, transport};
 use serde_json::{Value, json};
 

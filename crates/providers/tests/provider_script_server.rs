@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use clawloop_core::{Api, StopReason, StreamOptions};
 use clawloop_providers::OpenAiCompletions;
-use clawloop_providers::scripted_server::{
+use clawloop_testkit::{
     ProviderScriptServer, ScriptedExchange, UNSCRIPTED_BODY, WireRun, collect_events,
 };
 use common::{context, model, start, transport};

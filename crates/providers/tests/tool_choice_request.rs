@@ -6,10 +6,10 @@
 mod common;
 
 use clawloop_core::{Context, LlmStream, StreamOptions, ToolChoice, ToolDefinition};
-use clawloop_providers::scripted_server::{ScriptedResponse, ScriptedServer};
 use clawloop_providers::{
     AnthropicMessages, GoogleGenerativeAi, OpenAiCompletions, OpenAiResponses,
 };
+use clawloop_testkit::{ScriptedResponse, ScriptedServer};
 use common::{collect, context, model_from, transport};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

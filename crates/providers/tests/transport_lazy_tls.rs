@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use clawloop_providers::scripted_server::{ScriptedResponse, ScriptedServer};
 use clawloop_providers::transport::HttpRequest;
 use clawloop_providers::{HttpTransport, TransportConfig, TransportError};
+use clawloop_testkit::{ScriptedResponse, ScriptedServer};
 use pretty_assertions::assert_eq;
 use tokio_util::sync::CancellationToken;
 

@@ -40,7 +40,7 @@
 //! use std::sync::Arc;
 //!
 //! use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult, ToolUpdate};
-//! use clawloop_providers::scripted_server::ProviderScriptServer;
+//! use clawloop_testkit::ProviderScriptServer;
 //! use clawloop_runner::config::Config;
 //! use clawloop_runner::turn::{
 //!     AgentRunLoopResult, TurnEnv, TurnIo, TurnRequest, run_agent_turn_with_fallback,

@@ -16,7 +16,6 @@ use clawloop_core::message::AgentMessage;
 use clawloop_core::model::{Api, Model};
 use clawloop_core::provider::LlmStream;
 use clawloop_core::{StopReason, ThinkLevel};
-use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
 use clawloop_providers::{
     AnthropicMessages, GoogleGenerativeAi, HttpTransport, Ollama, OpenAiCompletions,
     OpenAiResponses, TransportConfig,
@@ -28,6 +27,7 @@ use clawloop_runner::prompt::{PromptMode, PromptProfile};
 use clawloop_runner::turn::TurnIo;
 use clawloop_session::{SessionOptions, Transcript};
 use clawloop_subscribe::CollectingSink;
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
 use clawloop_tools::builtins::builtin_tools;
 use clawloop_tools::execute::EventSink;
 use parking_lot::Mutex;

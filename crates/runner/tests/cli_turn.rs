@@ -13,7 +13,6 @@ use std::sync::{Arc, OnceLock};
 
 use clawloop_core::clock::{Clock, ManualClock};
 use clawloop_core::hooks::NoHooks;
-use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
 use clawloop_providers::{HttpTransport, TransportConfig};
 use clawloop_runner::auth::{AuthProfileManager, FileAuthStore};
 use clawloop_runner::cli_backend::CLI_SESSION_BINDING_KEY;
@@ -26,6 +25,7 @@ use clawloop_runner::turn::{
     AgentRunLoopResult, TurnEnv, TurnIo, TurnRequest, run_agent_turn_with_fallback,
 };
 use clawloop_session::SessionStore;
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
 use clawloop_tools::builtins::builtin_tools;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

@@ -28,14 +28,12 @@ use std::time::Duration;
 use clawloop_core::agent_event::AgentEvent;
 use clawloop_core::clock::ManualClock;
 use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult, ToolUpdate};
-use clawloop_providers::scripted_server::{
-    ProviderRequest, ProviderRuleServer, ScriptedReply, ScriptedToolCall,
-};
 use clawloop_runner::config::Config;
 use clawloop_runner::turn::{
     AgentRunLoopResult, TurnEnv, TurnIo, TurnRequest, run_agent_turn_with_fallback,
 };
 use clawloop_session::{SessionOptions, SessionStore, Transcript};
+use clawloop_testkit::{ProviderRequest, ProviderRuleServer, ScriptedReply, ScriptedToolCall};
 use clawloop_tools::execute::EventSink;
 use parking_lot::Mutex;
 use pretty_assertions::assert_eq;

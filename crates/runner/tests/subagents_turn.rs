@@ -10,12 +10,12 @@ mod turn_support;
 use std::sync::Arc;
 
 use clawloop_core::hooks::NoHooks;
-use clawloop_providers::scripted_server::ProviderRequest;
 use clawloop_runner::registry::{
     SubagentCleanup, SubagentEndedReason, SubagentOutcome, SubagentRunRecord, SubagentSettings,
     SubagentStatus,
 };
 use clawloop_runner::turn::{TurnIo, TurnRequest, run_agent_turn_with_fallback};
+use clawloop_testkit::ProviderRequest;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use turn_support::{Scene, success_text, text, tool_call};
@@ -178,8 +178,8 @@ async fn a_failing_child_is_recorded_as_an_error_and_the_parent_reads_it() {
             "sessions_spawn",
             json!({"task": "Summarize the report.", "cleanup": "delete"}),
         ),
-        clawloop_providers::scripted_server::ScriptedExchange::reply(
-            clawloop_providers::scripted_server::ScriptedReply {
+        clawloop_testkit::ScriptedExchange::reply(
+            clawloop_testkit::ScriptedReply {
                 status: Some(400),
                 body: Some(json!({"error": {"message": "Invalid request: unsupported parameter", "type": "invalid_request_error"}})),
                 ..Default::default()

@@ -7,7 +7,6 @@
 use std::sync::Arc;
 
 use clawloop_core::agent_event::AgentEvent;
-use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
 use clawloop_runner::agent::MessageQueues;
 use clawloop_runner::attempt::SharedReplySink;
 use clawloop_runner::compaction::CompactionOutcome;
@@ -17,6 +16,7 @@ use clawloop_runner::turn::{
     run_agent_turn_with_fallback,
 };
 use clawloop_session::{SessionOptions, SessionStore, Transcript};
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
 use clawloop_tools::execute::EventSink;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

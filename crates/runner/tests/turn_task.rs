@@ -10,11 +10,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 
 use clawloop_core::agent_event::AgentEvent;
-use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
 use clawloop_runner::config::Config;
 use clawloop_runner::turn::{
     AgentRunLoopResult, TurnEnv, TurnIo, TurnRequest, run_agent_turn_with_fallback,
 };
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
 use clawloop_tools::execute::EventSink;
 use pretty_assertions::assert_eq;
 use serde_json::json;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use clawloop_providers::scripted_server::{ProviderRequest, ProviderScriptServer};
+use clawloop_testkit::{ProviderRequest, ProviderScriptServer};
 
 use super::clock::Anchor;
 use super::measure::{ChildUsage, Measured, Measurer, ns_to_ms};

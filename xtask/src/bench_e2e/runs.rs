@@ -107,7 +107,7 @@ fn clawloop_turn(
 fn floor_arguments(
     harness: &Harness,
     scenario: Scenario,
-    requests: &[clawloop_providers::scripted_server::ProviderRequest],
+    requests: &[clawloop_testkit::ProviderRequest],
 ) -> Result<Vec<String>, String> {
     let first = requests
         .first()

@@ -1,6 +1,6 @@
 //! The bench's exchanges: what the scripted server answers and what a run must print.
 
-use clawloop_providers::scripted_server::ScriptedExchange;
+use clawloop_testkit::ScriptedExchange;
 use serde_json::json;
 
 /// Tokens of the streamed reply.

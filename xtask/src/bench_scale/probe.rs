@@ -16,7 +16,6 @@ use clawloop_core::agent_event::AgentEvent;
 use clawloop_core::message::{
     AgentMessage, AssistantMessage, ContentBlock, ToolCall, ToolResultMessage, UserMessage,
 };
-use clawloop_providers::scripted_server::ProviderRuleServer;
 use clawloop_runner::attempt::SharedReplySink;
 use clawloop_runner::config::Config;
 use clawloop_runner::turn::{
@@ -24,6 +23,7 @@ use clawloop_runner::turn::{
 };
 use clawloop_session::{FsyncPolicy, SessionOptions, Transcript};
 use clawloop_subscribe::{BlockReply, SubscriptionSink};
+use clawloop_testkit::ProviderRuleServer;
 use clawloop_tools::execute::EventSink;
 use serde_json::json;
 

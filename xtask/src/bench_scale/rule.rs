@@ -1,5 +1,5 @@
 //! The provider side of the scale bench: one reply rule for every workload, so a single
-//! [`ProviderRuleServer`](clawloop_providers::scripted_server::ProviderRuleServer) answers
+//! [`ProviderRuleServer`](clawloop_testkit::ProviderRuleServer) answers
 //! 1 000 concurrent turns, a long chat with compactions and megabyte replies alike.
 //!
 //! The user's message says what the model does:
@@ -15,9 +15,7 @@
 //! it would against a real model with that context. Summarization requests get a short
 //! summary.
 
-use clawloop_providers::scripted_server::{
-    ProviderRequest, ScriptedReply, ScriptedToolCall, ScriptedUsage,
-};
+use clawloop_testkit::{ProviderRequest, ScriptedReply, ScriptedToolCall, ScriptedUsage};
 use serde_json::{Value, json};
 
 /// The answer after the `read` tool's result.

@@ -31,7 +31,6 @@ use clawloop_core::hooks::NoHooks;
 use clawloop_core::message::AgentMessage;
 use clawloop_core::model::{Api, Model};
 use clawloop_core::provider::LlmStream;
-use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
 use clawloop_providers::{
     AnthropicMessages, GoogleGenerativeAi, HttpTransport, Ollama, OpenAiCompletions,
     OpenAiResponses, TransportConfig,
@@ -44,6 +43,7 @@ use clawloop_runner::config::Config;
 use clawloop_runner::prompt::PromptMode;
 use clawloop_runner::turn::TurnIo;
 use clawloop_session::{SessionOptions, Transcript};
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
 use clawloop_tools::builtins::builtin_tools;
 
 use super::compare::{self, Observed};

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use clawloop_providers::scripted_server::{FaultKind, FaultPlan, FaultRule, SplitRng};
+use clawloop_testkit::{FaultKind, FaultPlan, FaultRule, SplitRng};
 
 use child::{Fate, FinishedTurn, Launcher, RunningTurn};
 

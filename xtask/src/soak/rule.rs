@@ -5,9 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use clawloop_providers::scripted_server::{
-    FaultRule, ProviderRequest, ReplyRule, ScriptedReply, ScriptedToolCall,
-};
+use clawloop_testkit::{FaultRule, ProviderRequest, ReplyRule, ScriptedReply, ScriptedToolCall};
 use serde_json::json;
 
 /// The tag that asks for a `bash` call printing [`BIG_OUTPUT_BYTES`].

@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use clawloop_providers::scripted_server::{ProviderRuleServer, ReplyRule};
+use clawloop_testkit::{ProviderRuleServer, ReplyRule};
 use serde_json::json;
 
 /// The idle timeout the soak's config sets, in seconds.

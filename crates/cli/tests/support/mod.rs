@@ -7,7 +7,7 @@ pub mod pty;
 
 use std::path::PathBuf;
 
-use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
 use serde_json::json;
 
 /// Errors of a test.

@@ -19,7 +19,6 @@ mod decode;
 mod error;
 mod messages;
 mod request;
-pub mod script;
 mod stop_reason;
 mod thinking;
 mod tools;

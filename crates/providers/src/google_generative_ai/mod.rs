@@ -12,7 +12,6 @@ mod error;
 mod finish_reason;
 mod messages;
 mod request;
-pub mod script;
 mod thinking;
 mod usage;
 

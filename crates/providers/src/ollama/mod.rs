@@ -11,7 +11,6 @@ mod decode;
 mod done_reason;
 mod messages;
 mod request;
-pub mod script;
 mod usage;
 
 use clawloop_core::{

@@ -5,7 +5,6 @@ mod compat;
 mod decode;
 mod messages;
 mod request;
-pub mod script;
 mod usage;
 
 use clawloop_core::{

@@ -8,7 +8,6 @@
 mod decode;
 mod input;
 mod request;
-pub mod script;
 mod stream_error;
 mod text_signature;
 mod usage;

@@ -15,16 +15,16 @@ use clawloop_core::{
     AssistantEventStream, AssistantMessage, AssistantMessageEvent, Context, FailoverReason,
     LlmStream, Model, StopReason, StreamOptions, UserMessage,
 };
-use clawloop_providers::scripted_server::{Chunking, ScriptedResponse, ScriptedServer};
 use clawloop_providers::wrappers::StreamLayers;
 use clawloop_providers::{
     CallDiagnostics, HttpTransport, OpenAiCompletions, TransportConfig, TransportError,
 };
+use clawloop_testkit::{Chunking, ScriptedResponse, ScriptedServer};
 use serde_json::{Value, json};
 
 /// The three ways FORMAT.md's `wire` kind serves a body (the crate's shared helper).
 pub fn splits(len: usize, seed: u64) -> Vec<(&'static str, Chunking)> {
-    clawloop_providers::scripted_server::wire_splits(len, seed)
+    clawloop_testkit::wire_splits(len, seed)
 }
 
 /// A model from its JSON fields, with the fields of `extra` (an object) merged in.
@@ -91,7 +91,7 @@ pub fn start<C: LlmStream + 'static>(
 }
 
 pub async fn collect(stream: AssistantEventStream) -> Vec<AssistantMessageEvent> {
-    clawloop_providers::scripted_server::collect_events(stream).await
+    clawloop_testkit::collect_events(stream).await
 }
 
 /// One call against a fresh server playing `response`.

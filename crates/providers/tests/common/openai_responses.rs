@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clawloop_core::{Context, Model, StreamOptions};
 use clawloop_providers::OpenAiResponses;
-use clawloop_providers::scripted_server::ScriptedResponse;
+use clawloop_testkit::ScriptedResponse;
 use serde_json::{Value, json};
 
 use crate::common::{Call, call_server, context, model_from, start, transport};

@@ -12,7 +12,7 @@ use clawloop_core::classify::{FailoverSignal, failover_reason_from_signal, is_co
 use clawloop_core::message::ContentBlock;
 use clawloop_core::{Api, AssistantEventStream, AssistantMessage};
 use clawloop_providers::CallDiagnostics;
-use clawloop_providers::scripted_server::{WIRE_SPLIT_SEED, WireBody, replay_wire};
+use clawloop_testkit::{WIRE_SPLIT_SEED, WireBody, replay_wire};
 use serde_json::{Value, json};
 
 /// The shared fixtures and scenarios.

@@ -14,9 +14,6 @@ use clawloop_core::StopReason;
 use clawloop_core::clock::{Clock, ManualClock};
 use clawloop_core::hooks::NoHooks;
 use clawloop_core::message::{AgentMessage, ContentBlock};
-use clawloop_providers::scripted_server::{
-    ProviderRequest, ProviderScriptServer, ScriptedExchange,
-};
 use clawloop_providers::{HttpTransport, TransportConfig};
 use clawloop_runner::auth::{AuthProfileManager, FileAuthStore};
 use clawloop_runner::config::Config;
@@ -28,6 +25,7 @@ use clawloop_runner::turn::{
     AgentRunLoopResult, TurnEnv, TurnIo, TurnRequest, TurnSuccess, run_agent_turn_with_fallback,
 };
 use clawloop_session::{SessionOptions, SessionStore, Transcript};
+use clawloop_testkit::{ProviderRequest, ProviderScriptServer, ScriptedExchange};
 use clawloop_tools::builtins::builtin_tools;
 use serde_json::{Value, json};
 

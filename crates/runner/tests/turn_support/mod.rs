@@ -10,9 +10,6 @@ use std::sync::Arc;
 
 use clawloop_core::clock::{Clock, ManualClock};
 use clawloop_core::hooks::Hooks;
-use clawloop_providers::scripted_server::{
-    ProviderScriptServer, ScriptedExchange, ScriptedReply, ScriptedToolCall,
-};
 use clawloop_providers::{HttpTransport, TransportConfig};
 use clawloop_runner::auth::{AuthProfileManager, FileAuthStore};
 use clawloop_runner::config::Config;
@@ -21,6 +18,7 @@ use clawloop_runner::run::http_provider_factory;
 use clawloop_runner::runtime::{Runtime, RuntimeBuilder};
 use clawloop_runner::turn::{AgentRunLoopResult, TurnEnv};
 use clawloop_session::SessionStore;
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange, ScriptedReply, ScriptedToolCall};
 use clawloop_tools::builtins::builtin_tools;
 use serde_json::{Value, json};
 

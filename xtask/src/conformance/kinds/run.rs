@@ -16,7 +16,6 @@ use std::time::Duration;
 use clawloop_core::ThinkLevel;
 use clawloop_core::agent_event::AgentEvent;
 use clawloop_core::clock::{Clock, ManualClock};
-use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
 use clawloop_runner::agent::MessageQueues;
 use clawloop_runner::attempt::SharedReplySink;
 use clawloop_runner::config::Config;
@@ -25,6 +24,7 @@ use clawloop_runner::turn::{
 };
 use clawloop_session::{SessionOptions, SessionRecord, SessionStore, Transcript};
 use clawloop_subscribe::{BlockReply, SubscriptionSink};
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
 use clawloop_tools::client_tools::ClientToolDefinition;
 use clawloop_tools::execute::EventSink;
 use parking_lot::Mutex;

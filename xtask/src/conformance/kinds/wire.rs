@@ -1,6 +1,6 @@
 //! `wire` runner: provider stream decoding (FORMAT.md `wire`, SPEC §4).
 //!
-//! The case's body is served by `clawloop-providers`' scripted server whole, one byte per
+//! The case's body is served by `clawloop-testkit`'s scripted server whole, one byte per
 //! write and at seeded random splits ([`replay_wire`]); the real client of `input.api`
 //! consumes each, and the three runs must agree and make one request each. The agreed result
 //! is reported as plain facts and compared with the expect:
@@ -18,8 +18,8 @@ use std::fs;
 
 use clawloop_core::AssistantMessage;
 use clawloop_core::classify::{FailoverSignal, failover_reason_from_signal, is_context_overflow};
-use clawloop_providers::scripted_server::{WIRE_SPLIT_SEED, WireBody, WireRun, replay_wire};
 use clawloop_providers::{HttpTransport, TransportConfig};
+use clawloop_testkit::{WIRE_SPLIT_SEED, WireBody, WireRun, replay_wire};
 use serde_json::{Map, Value, json};
 
 use self::client::{Client, context, core_api, model_for, options};

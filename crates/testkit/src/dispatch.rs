@@ -6,11 +6,11 @@ use clawloop_core::Api;
 use serde_json::Value;
 
 use super::ScriptedReply;
-use crate::anthropic_messages::script as anthropic_messages;
-use crate::google_generative_ai::script as google_generative_ai;
-use crate::ollama::script as ollama;
-use crate::openai_completions::script as openai_completions;
-use crate::openai_responses::script as openai_responses;
+use crate::script::anthropic_messages;
+use crate::script::google_generative_ai;
+use crate::script::ollama;
+use crate::script::openai_completions;
+use crate::script::openai_responses;
 
 /// A reply encoded for one API: its data chunks and their `content-type`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clawloop_core::{Api, AssistantEventStream, AssistantMessage, AssistantMessageEvent};
 
 use super::{Chunking, ScriptedResponse, ScriptedServer};
-use crate::transport::CallDiagnostics;
+use clawloop_providers::transport::CallDiagnostics;
 
 /// The seed of the random splits when a caller has no reason to pick another.
 pub const WIRE_SPLIT_SEED: u64 = 0x5eed;

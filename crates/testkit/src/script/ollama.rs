@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::scripted_server::{ScriptedReply, ScriptedStopReason};
+use crate::{ScriptedReply, ScriptedStopReason};
 
 /// The `content-type` of an encoded stream.
 pub const CONTENT_TYPE: &str = "application/x-ndjson";
@@ -104,11 +104,11 @@ pub fn wire_roles(request_body: &Value) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::ChunkDecoder;
     use super::*;
-    use crate::transport::NdjsonFramer;
     use clawloop_core::message::{ContentBlock, ThinkingContent, ToolCall};
     use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost, StopReason};
+    use clawloop_providers::ollama::ChunkDecoder;
+    use clawloop_providers::transport::NdjsonFramer;
     use pretty_assertions::assert_eq;
 
     fn round_trip(reply: Value) -> AssistantMessage {
@@ -137,7 +137,24 @@ mod tests {
             Some(AssistantMessageEvent::Error { error, .. }) => (**error).clone(),
             _ => panic!("no terminal event"),
         };
-        super::super::decode::tests::mask_generated_ids(message)
+        mask_generated_ids(message)
+    }
+
+    /// The client makes up `ollama_call_<hash>_<n>` ids for calls without one; the hash is
+    /// not part of what a script pins.
+    fn mask_generated_ids(mut message: AssistantMessage) -> AssistantMessage {
+        for block in &mut message.content {
+            if let ContentBlock::ToolCall(call) = block
+                && let Some(rest) = call.id.strip_prefix("ollama_call_")
+                && let Some((hash, n)) = rest.split_once('_')
+                && hash
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+            {
+                call.id = format!("ollama_call_#_{n}");
+            }
+        }
+        message
     }
 
     #[test]

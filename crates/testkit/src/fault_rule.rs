@@ -187,7 +187,7 @@ impl<R: ReplyRule> ReplyRule for FaultRule<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scripted_server::RecordedRequest;
+    use crate::RecordedRequest;
     use pretty_assertions::assert_eq;
 
     fn request() -> ProviderRequest {

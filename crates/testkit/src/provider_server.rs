@@ -25,7 +25,7 @@ const FALLBACK_MODEL: &str = "scripted-model";
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> std::io::Result<()> {
-/// use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
+/// use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
 ///
 /// let server = ProviderScriptServer::start().await?;
 /// let reply = serde_json::from_value(serde_json::json!({"text": "Hello!"}))?;

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::scripted_server::{ScriptedReply, ScriptedStopReason};
+use crate::{ScriptedReply, ScriptedStopReason};
 
 /// The `content-type` of a streamed Messages response.
 pub const CONTENT_TYPE: &str = "text/event-stream; charset=utf-8";
@@ -164,11 +164,11 @@ pub fn wire_roles(request_body: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::anthropic_messages::EventDecoder;
-    use crate::scripted_server::{ScriptedToolCall, ScriptedUsage};
-    use crate::transport::SseFramer;
+    use crate::{ScriptedToolCall, ScriptedUsage};
     use clawloop_core::message::{ContentBlock, ThinkingContent, ToolCall};
     use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost, StopReason, Usage};
+    use clawloop_providers::anthropic_messages::EventDecoder;
+    use clawloop_providers::transport::SseFramer;
     use pretty_assertions::assert_eq;
 
     /// Frames and decodes `chunks` as the client would.

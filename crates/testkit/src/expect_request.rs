@@ -191,7 +191,7 @@ fn matches(want: &Value, got: Option<&Value>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scripted_server::RecordedRequest;
+    use crate::RecordedRequest;
     use pretty_assertions::assert_eq;
     use serde_json::json;
 

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::scripted_server::{ScriptedReply, ScriptedStopReason, ScriptedUsage};
+use crate::{ScriptedReply, ScriptedStopReason, ScriptedUsage};
 
 /// The `content-type` of an encoded reply.
 pub const CONTENT_TYPE: &str = "text/event-stream";
@@ -143,9 +143,9 @@ pub fn wire_roles(request_body: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::openai_completions::ChunkDecoder;
-    use crate::transport::SseFramer;
     use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost, StopReason};
+    use clawloop_providers::openai_completions::ChunkDecoder;
+    use clawloop_providers::transport::SseFramer;
     use pretty_assertions::assert_eq;
 
     fn decode(chunks: &[Vec<u8>]) -> (Vec<&'static str>, AssistantMessage) {

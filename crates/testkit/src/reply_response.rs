@@ -163,7 +163,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             header(&r, "content-type"),
-            Some(crate::ollama::script::CONTENT_TYPE)
+            Some(crate::script::ollama::CONTENT_TYPE)
         );
         assert_eq!(r.chunking.split(&r.body), vec![&b"data: x\n\n"[..]]);
         assert_eq!(r.stall.map(|s| s.after_chunks), Some(0));

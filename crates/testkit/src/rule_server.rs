@@ -61,7 +61,7 @@ impl RuledExchange {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> std::io::Result<()> {
-/// use clawloop_providers::scripted_server::{ProviderRequest, ProviderRuleServer, ScriptedReply};
+/// use clawloop_testkit::{ProviderRequest, ProviderRuleServer, ScriptedReply};
 ///
 /// // Key "sk-tired" is rate-limited; every other key gets an echo of the user's text.
 /// let server = ProviderRuleServer::start(|request: &ProviderRequest| ScriptedReply {

@@ -9,8 +9,8 @@
 
 use serde_json::{Value, json};
 
-use crate::scripted_server::{ScriptedReply, ScriptedStopReason, ScriptedUsage};
-use crate::usage_count::saturating_sum;
+use super::saturating_sum;
+use crate::{ScriptedReply, ScriptedStopReason, ScriptedUsage};
 
 /// `content-type` of an encoded reply.
 pub const CONTENT_TYPE: &str = "text/event-stream";
@@ -252,10 +252,10 @@ pub fn wire_roles(request_body: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::openai_responses::ResponsesDecoder;
-    use crate::transport::SseFramer;
     use clawloop_core::message::{ContentBlock, TextContent, ToolCall};
     use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost, StopReason};
+    use clawloop_providers::openai_responses::ResponsesDecoder;
+    use clawloop_providers::transport::SseFramer;
     use pretty_assertions::assert_eq;
 
     fn decode(chunks: &[Vec<u8>]) -> Vec<AssistantMessageEvent> {

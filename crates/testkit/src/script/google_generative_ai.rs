@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::scripted_server::{ScriptedReply, ScriptedStopReason};
-use crate::usage_count::saturating_sum;
+use super::saturating_sum;
+use crate::{ScriptedReply, ScriptedStopReason};
 
 /// The `content-type` of an encoded stream.
 pub const CONTENT_TYPE: &str = "text/event-stream";
@@ -135,11 +135,11 @@ pub fn wire_roles(request_body: &Value) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::ChunkDecoder;
     use super::*;
-    use crate::transport::SseFramer;
     use clawloop_core::message::{ContentBlock, ThinkingContent, ToolCall};
     use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost, StopReason};
+    use clawloop_providers::google_generative_ai::ChunkDecoder;
+    use clawloop_providers::transport::SseFramer;
     use pretty_assertions::assert_eq;
 
     fn round_trip(reply: serde_json::Value) -> AssistantMessage {
@@ -169,7 +169,26 @@ mod tests {
             Some(AssistantMessageEvent::Error { error, .. }) => (**error).clone(),
             _ => panic!("no terminal event"),
         };
-        super::super::decode::tests::mask_generated_ids(message)
+        mask_generated_ids(message)
+    }
+
+    /// The client makes up `<name>_<hash>_<n>` ids for calls without one; the hash is not
+    /// part of what a script pins.
+    fn mask_generated_ids(mut message: AssistantMessage) -> AssistantMessage {
+        for block in &mut message.content {
+            if let ContentBlock::ToolCall(call) = block {
+                let pieces: Vec<&str> = call.id.rsplitn(3, '_').collect();
+                if let [n, hash, name] = pieces[..]
+                    && name == call.name
+                    && hash
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+                {
+                    call.id = format!("{name}_#_{n}");
+                }
+            }
+        }
+        message
     }
 
     #[test]
