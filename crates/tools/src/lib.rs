@@ -53,6 +53,7 @@ pub mod policy;
 pub mod read;
 mod read_only;
 pub mod registry;
+pub mod sandboxed;
 pub mod schema;
 pub mod truncate;
 pub mod validate;

@@ -7,11 +7,13 @@ use std::sync::Arc;
 
 use clawloop_core::clock::{Clock, SystemClock};
 use clawloop_core::hooks::{Hooks, NoHooks};
+use clawloop_core::sandbox::ToolSandbox;
 use clawloop_core::session_index::SessionIndex;
 use clawloop_core::tool::Tool;
 use clawloop_providers::{HttpTransport, TransportConfig, TransportError};
 use clawloop_session::{DEFAULT_AGENT_ID, SessionError, SessionStore, sessions_dir};
 use clawloop_tools::builtins::builtin_tools;
+use clawloop_tools::sandboxed::Sandboxed;
 
 use crate::auth::{AuthProfileManager, FileAuthStore};
 use crate::config::Config;
@@ -88,6 +90,7 @@ impl TurnEnv {
             timezone: DEFAULT_TIMEZONE.to_owned(),
             transport: TransportConfig::default(),
             prompt_profile: PromptProfile::default(),
+            sandbox: None,
         }
     }
 }
@@ -132,6 +135,7 @@ pub struct TurnEnvBuilder {
     timezone: String,
     transport: TransportConfig,
     prompt_profile: PromptProfile,
+    sandbox: Option<ToolSandbox>,
 }
 
 impl std::fmt::Debug for TurnEnvBuilder {
@@ -204,6 +208,16 @@ impl TurnEnvBuilder {
         self
     }
 
+    /// The sandbox every tool call runs with (default: none, commands run with the user's
+    /// rights). An embedder whose model reads strangers' messages sets one explicitly, e.g.
+    /// `clawloop_sandbox::LinuxSandbox` with
+    /// [`SandboxMode::WorkspaceWrite`](clawloop_core::sandbox::SandboxMode::WorkspaceWrite).
+    /// The clawloop home is added to the policy's protected paths.
+    pub fn sandbox(mut self, sandbox: ToolSandbox) -> Self {
+        self.sandbox = Some(sandbox);
+        self
+    }
+
     /// The HTTP client's settings (default: [`TransportConfig::default`]).
     pub fn transport(mut self, transport: TransportConfig) -> Self {
         self.transport = transport;
@@ -225,6 +239,12 @@ impl TurnEnvBuilder {
         let clock = self.clock;
         let mut tools = self.tools.unwrap_or_else(|| builtin_tools(None));
         tools.extend(self.extra_tools);
+        if let Some(mut sandbox) = self.sandbox {
+            if !sandbox.policy.protected.contains(&self.home) {
+                sandbox.policy.protected.push(self.home.clone());
+            }
+            tools = Sandboxed::all(tools, &sandbox);
+        }
         let env = self
             .env
             .unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));
