@@ -109,6 +109,7 @@ mod tagged;
 pub mod time;
 mod transcript;
 pub mod transforms;
+mod unanswered;
 mod writer;
 
 pub use atomic::replace_file_atomically;
@@ -139,3 +140,4 @@ pub use transforms::{
     dangling_tool_call_results, limit_history_turns, sanitize_session_history,
     truncate_oversized_tool_results_in_file,
 };
+pub use unanswered::transcript_holds_no_answer;
