@@ -17,11 +17,16 @@ impl TurnGuards {
     /// Whether `message` earns the one transient retry (statuses 499, 500, 502, 503, 504, 521–524,
     /// 529); marks it used when it does.
     pub fn take_transient_retry(&mut self, message: &str) -> bool {
-        if self.did_retry_transient_http_error || !is_transient_http_error(message) {
+        if !self.transient_retry_left(message) {
             return false;
         }
         self.did_retry_transient_http_error = true;
         true
+    }
+
+    /// Whether `message` would earn the transient retry now, without using it.
+    pub fn transient_retry_left(&self, message: &str) -> bool {
+        !self.did_retry_transient_http_error && is_transient_http_error(message)
     }
 
     /// Whether the session may be reset now; marks it used when it may.

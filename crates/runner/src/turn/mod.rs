@@ -2,6 +2,7 @@
 //! session key, through the model fallback, into the user-facing result.
 
 pub mod compact;
+mod decide;
 pub mod env;
 pub mod final_text;
 pub mod guards;

@@ -5,28 +5,27 @@
 
 use std::time::Duration;
 
-use clawloop_core::classify::{
-    is_billing_error_message, is_compaction_failure_error, is_context_overflow_error,
-    is_role_ordering_error,
-};
-use clawloop_core::error_text::{TURN_CONTEXT_LIMIT_RESET_TEXT, agent_failed_before_reply_text};
+use clawloop_core::classify::is_context_overflow_error;
+use clawloop_core::error_text::agent_failed_before_reply_text;
 use clawloop_core::message::ImageContent;
-use clawloop_core::session_index::{SessionOverrides, SessionTurnRecord};
+use clawloop_core::session_index::{SessionBinding, SessionOverrides, SessionTurnRecord};
 use clawloop_core::{FailoverReason, StopReason, ThinkLevel};
+use clawloop_session::transcript_holds_no_answer;
 use clawloop_subscribe::SILENT_REPLY_TOKEN;
 use clawloop_tools::client_tools::ClientToolDefinition;
 
 use crate::config::seconds;
 use crate::fallback::{
-    CandidateError, FallbackError, ModelCandidate, resolve_fallback_candidates,
+    CandidateError, FallbackError, FallbackSuccess, ModelCandidate, resolve_fallback_candidates,
     run_with_model_fallback,
 };
 use crate::lanes::{RunLanes, SUBAGENT_LANE};
-use crate::payloads::{ReplyPayload, RunErrorKind};
+use crate::payloads::ReplyPayload;
 use crate::prompt::PromptMode;
 use crate::registry::{RunContext, RunHandle};
 use crate::run::{RunError, RunOutcome, RunRequest, run_embedded_agent};
 use crate::subagent::{SessionsSpawnTool, is_subagent_session_key};
+use crate::turn::decide::{FallbackFacts, KeyFate, RanFacts, TurnStep, after_fallback, key_fate};
 use crate::turn::env::TurnEnv;
 use crate::turn::final_text::{TurnFailure, turn_failure_text};
 use crate::turn::guards::TurnGuards;
@@ -112,13 +111,14 @@ async fn run_turn_here(env: &TurnEnv, request: TurnRequest, io: TurnIo) -> Agent
     result
 }
 
+/// The turn's executor: binds the key, runs the fallback chain and carries out
+/// [`after_fallback`]'s step; only a transient retry goes round again.
 async fn turn(
     env: &TurnEnv,
     request: &TurnRequest,
     io: &TurnIo,
     run_id: &str,
 ) -> AgentRunLoopResult {
-    let defaults = env.config.defaults();
     let key = request.session_key.as_str();
     let explicit = requested_model(request);
     let mut guards = TurnGuards::default();
@@ -136,185 +136,238 @@ async fn turn(
             .or_else(|| session_model(&binding.overrides));
         let candidates = resolve_fallback_candidates(
             chosen.as_ref().map(|(p, m)| (p.as_str(), m.as_str())),
-            &defaults.model,
+            &env.config.defaults().model,
             None,
         );
-        if candidates.is_empty() {
+        let Some(requested) = candidates.first() else {
             tracing::error!(
                 session_key = key,
                 "turn failed before a reply: {NO_MODEL_TEXT}"
             );
-            forget_unanswered(env, key, &binding, created_here).await;
+            settle_key(env, key, &binding, key_fate(created_here, true)).await;
             return final_error(NO_MODEL_TEXT.to_owned(), None);
-        }
-        let session_id = binding.session_id.clone();
-        let fallback_configured = candidates.len() > 1;
-        let result = run_with_model_fallback(
-            &candidates,
-            &env.auth,
-            &env.agent_dir,
-            &env.probe_throttle,
-            |candidate, options| {
-                let run_request = run_request(
-                    env,
-                    request,
-                    run_id,
-                    &binding,
-                    &candidate,
-                    fallback_configured,
-                    options.allow_transient_cooldown_probe,
-                );
-                let lanes = RunLanes::for_run(
-                    Some(key),
-                    &binding.session_id,
-                    is_subagent_session_key(key).then_some(SUBAGENT_LANE),
-                );
-                let attempt_io = io.clone();
-                let runtime = env.runtime.clone();
-                let (session_id, run_id) = (binding.session_id.clone(), run_id.to_owned());
-                async move {
-                    let admitted = async {
-                        // Registered once admitted, so a queued turn never displaces the
-                        // running one.
-                        let _active =
-                            ActiveRun::register(&runtime, &session_id, key, &run_id, &attempt_io);
-                        run_embedded_agent(run_request, attempt_io.clone()).await
-                    };
-                    match runtime.lanes().run_in(&lanes, admitted).await {
-                        Ok(Ok(outcome)) => Ok(outcome),
-                        Ok(Err(RunError::Failover(failover))) => {
-                            Err(CandidateError::Failover(failover))
-                        }
-                        Ok(Err(RunError::Aborted)) => Err(CandidateError::Aborted),
-                        Ok(Err(RunError::Failed(message))) => Err(CandidateError::Other(message)),
-                        Err(lane) => Err(CandidateError::Other(lane.to_string())),
-                    }
-                }
-            },
-        )
-        .await;
-
-        match result {
-            Ok(success) => {
-                let outcome: RunOutcome = success.result;
-                let run_result = RunResult::from_outcome(&outcome);
-                let error_kind = run_result.meta.error.as_ref().map(|e| e.kind);
-                if matches!(
-                    error_kind,
-                    Some(RunErrorKind::ContextOverflow | RunErrorKind::CompactionFailure)
-                ) && defaults.session.reset_on_overflow
-                    && guards.take_reset()
-                {
-                    return reset_and_say(env, key, TURN_CONTEXT_LIMIT_RESET_TEXT, &session_id)
-                        .await;
-                }
-                if error_kind == Some(RunErrorKind::RoleOrdering)
-                    && defaults.session.reset_on_overflow
-                    && guards.take_reset()
-                {
-                    return reset_and_say(env, key, TURN_ROLE_ORDERING_RESET_TEXT, &session_id)
-                        .await;
-                }
-                let transient = outcome
-                    .last_attempt()
-                    .and_then(|a| a.last_assistant.as_ref())
-                    .filter(|a| a.stop_reason == StopReason::Error)
-                    .and_then(|a| a.error_message.clone());
-                if run_result.reply_text().trim().is_empty()
-                    && let Some(message) = transient
-                    && guards.take_transient_retry(&message)
-                {
-                    transient_pause(env, &message).await;
-                    continue;
-                }
-                let failed_unanswered = run_result.reply_text().trim().is_empty()
-                    && (error_kind.is_some()
-                        || outcome
-                            .last_attempt()
-                            .and_then(|a| a.last_assistant.as_ref())
-                            .is_some_and(|a| a.stop_reason == StopReason::Error));
-                if failed_unanswered {
-                    // The error's text, not its Debug form: `clawloop logs` shows this line to the user.
-                    let error = run_result
-                        .meta
-                        .error
-                        .as_ref()
-                        .map_or("", |e| e.message.as_str());
-                    tracing::error!(session_key = key, error, "turn failed before a reply");
-                }
-                // The transcript of a key this turn created holds only its failed prompt: no
-                // session to keep, so `sessions list` shows none.
-                if !(failed_unanswered && forget_unanswered(env, key, &binding, created_here).await)
-                {
-                    record_turn(
-                        env,
-                        key,
-                        &outcome,
-                        chosen_overrides(request, explicit.as_ref()),
-                    )
-                    .await;
-                }
-                let fallback = (success.provider != candidates[0].provider
-                    || success.model != candidates[0].model)
-                    .then(|| (success.provider.clone(), success.model.clone()));
-                let run_result = adjust_after_run(run_result, &outcome);
-                return AgentRunLoopResult::Success(Box::new(TurnSuccess {
-                    directly_sent_block_keys: outcome
-                        .last_attempt()
-                        .map(|a| a.directly_sent_block_keys.clone())
-                        .unwrap_or_default(),
-                    auto_compaction_completed: outcome.compaction_count > 0,
-                    fallback_provider: fallback.as_ref().map(|f| f.0.clone()),
-                    fallback_model: fallback.map(|f| f.1),
-                    run_result,
-                    session_id,
-                }));
+        };
+        let came =
+            Came::from(run_candidates(env, request, io, run_id, &binding, &candidates).await);
+        let reset_on_overflow = env.config.defaults().session.reset_on_overflow;
+        let failed_before_reply = match after_fallback(&came.facts(), guards, reset_on_overflow) {
+            TurnStep::Reset(reset) => {
+                return reset_and_say(env, key, reset.text(), &binding.session_id).await;
             }
-            Err(FallbackError::Aborted { .. }) => {
+            TurnStep::RetryTransient(message) => {
+                guards.did_retry_transient_http_error = true;
+                transient_pause(env, message).await;
+                continue;
+            }
+            TurnStep::Silent => {
                 return AgentRunLoopResult::Final {
                     payload: ReplyPayload::text(SILENT_REPLY_TOKEN),
-                    session_id: Some(session_id),
+                    session_id: Some(binding.session_id),
                     cooling_down: None,
                 };
             }
-            Err(err) => {
-                let message = err.to_string();
-                let reset_allowed = defaults.session.reset_on_overflow;
-                if is_compaction_failure_error(&message)
-                    && !is_billing_error_message(&message)
-                    && reset_allowed
-                    && guards.take_reset()
-                {
-                    return reset_and_say(env, key, TURN_COMPACTION_RESET_TEXT, &session_id).await;
+            TurnStep::Finish {
+                failed_before_reply,
+            } => failed_before_reply,
+            TurnStep::Fail => true,
+        };
+        let fate = key_fate(created_here, failed_before_reply);
+        return match came {
+            Came::Ran(ran) => {
+                if failed_before_reply {
+                    log_failed_before_reply(key, &ran.run_result);
                 }
-                if is_role_ordering_error(&message) && reset_allowed && guards.take_reset() {
-                    return reset_and_say(env, key, TURN_ROLE_ORDERING_RESET_TEXT, &session_id)
-                        .await;
-                }
-                if message
-                    .to_lowercase()
-                    .contains("function call turn comes immediately after")
-                    && guards.take_reset()
-                {
-                    return reset_and_say(env, key, TURN_HISTORY_CORRUPTED_TEXT, &session_id).await;
-                }
-                if guards.take_transient_retry(&message) {
-                    transient_pause(env, &message).await;
-                    continue;
-                }
+                let overrides = chosen_overrides(request, explicit.as_ref());
+                finish(env, key, &binding, fate, *ran, requested, overrides).await
+            }
+            Came::Failed { error, message } => {
                 tracing::error!(session_key = key, error = %message, "turn failed before a reply");
-                let kept = !forget_unanswered(env, key, &binding, created_here).await;
-                return AgentRunLoopResult::Final {
-                    payload: ReplyPayload::error(failure_text(env, &err)),
-                    session_id: kept.then_some(session_id),
-                    cooling_down: match err {
+                let kept = !settle_key(env, key, &binding, fate).await;
+                AgentRunLoopResult::Final {
+                    payload: ReplyPayload::error(failure_text(env, &error)),
+                    session_id: kept.then_some(binding.session_id),
+                    cooling_down: match error {
                         FallbackError::Summary(summary) => summary.cooling_down,
                         _ => None,
                     },
-                };
+                }
+            }
+        };
+    }
+}
+
+/// What the fallback chain came back with, with what the turn reads of it worked out once.
+enum Came {
+    /// A candidate answered.
+    Ran(Box<Ran>),
+    /// None did (or the caller aborted); `message` is the error's text.
+    Failed {
+        error: FallbackError,
+        message: String,
+    },
+}
+
+/// A candidate's run and the result made of it.
+struct Ran {
+    success: FallbackSuccess<RunOutcome>,
+    run_result: RunResult,
+}
+
+impl From<Result<FallbackSuccess<RunOutcome>, FallbackError>> for Came {
+    fn from(result: Result<FallbackSuccess<RunOutcome>, FallbackError>) -> Self {
+        match result {
+            Ok(success) => {
+                let run_result = RunResult::from_outcome(&success.result);
+                Came::Ran(Box::new(Ran {
+                    success,
+                    run_result,
+                }))
+            }
+            Err(error) => Came::Failed {
+                message: error.to_string(),
+                error,
+            },
+        }
+    }
+}
+
+impl Came {
+    /// The facts [`after_fallback`] decides on.
+    fn facts(&self) -> FallbackFacts<'_> {
+        match self {
+            Came::Failed {
+                error: FallbackError::Aborted { .. },
+                ..
+            } => FallbackFacts::Aborted,
+            Came::Failed { message, .. } => FallbackFacts::Failed(message),
+            Came::Ran(ran) => {
+                let failed_message = ran
+                    .success
+                    .result
+                    .last_attempt()
+                    .and_then(|a| a.last_assistant.as_ref())
+                    .filter(|a| a.stop_reason == StopReason::Error);
+                FallbackFacts::Ran(RanFacts {
+                    error_kind: ran.run_result.meta.error.as_ref().map(|e| e.kind),
+                    reply_blank: ran.run_result.reply_text().trim().is_empty(),
+                    assistant_failed: failed_message.is_some(),
+                    assistant_error: failed_message.and_then(|a| a.error_message.as_deref()),
+                })
             }
         }
     }
+}
+
+/// Runs the fallback chain over `candidates`, each run admitted on the session's lanes.
+async fn run_candidates(
+    env: &TurnEnv,
+    request: &TurnRequest,
+    io: &TurnIo,
+    run_id: &str,
+    binding: &SessionBinding,
+    candidates: &[ModelCandidate],
+) -> Result<FallbackSuccess<RunOutcome>, FallbackError> {
+    let fallback_configured = candidates.len() > 1;
+    run_with_model_fallback(
+        candidates,
+        &env.auth,
+        &env.agent_dir,
+        &env.probe_throttle,
+        |candidate, options| {
+            let run_request = run_request(
+                env,
+                request,
+                run_id,
+                binding,
+                &candidate,
+                fallback_configured,
+                options.allow_transient_cooldown_probe,
+            );
+            run_admitted(
+                env,
+                &request.session_key,
+                run_id,
+                binding,
+                run_request,
+                io.clone(),
+            )
+        },
+    )
+    .await
+}
+
+/// One candidate's run, once the lanes admit it.
+async fn run_admitted(
+    env: &TurnEnv,
+    key: &str,
+    run_id: &str,
+    binding: &SessionBinding,
+    run_request: RunRequest,
+    io: TurnIo,
+) -> Result<RunOutcome, CandidateError> {
+    let lanes = RunLanes::for_run(
+        Some(key),
+        &binding.session_id,
+        is_subagent_session_key(key).then_some(SUBAGENT_LANE),
+    );
+    let admitted = async {
+        // Registered once admitted, so a queued turn never displaces the running one.
+        let _active = ActiveRun::register(&env.runtime, &binding.session_id, key, run_id, &io);
+        run_embedded_agent(run_request, io.clone()).await
+    };
+    match env.runtime.lanes().run_in(&lanes, admitted).await {
+        Ok(Ok(outcome)) => Ok(outcome),
+        Ok(Err(RunError::Failover(failover))) => Err(CandidateError::Failover(failover)),
+        Ok(Err(RunError::Aborted)) => Err(CandidateError::Aborted),
+        Ok(Err(RunError::Failed(message))) => Err(CandidateError::Other(message)),
+        Err(lane) => Err(CandidateError::Other(lane.to_string())),
+    }
+}
+
+/// Carries out `Finish`: records the turn on the key (unless it was forgotten) and hands the
+/// run's result over.
+async fn finish(
+    env: &TurnEnv,
+    key: &str,
+    binding: &SessionBinding,
+    fate: KeyFate,
+    ran: Ran,
+    requested: &ModelCandidate,
+    overrides: SessionOverrides,
+) -> AgentRunLoopResult {
+    let Ran {
+        success,
+        run_result,
+    } = ran;
+    let outcome = &success.result;
+    if !settle_key(env, key, binding, fate).await {
+        record_turn(env, key, outcome, overrides).await;
+    }
+    let fallback = (success.provider != requested.provider || success.model != requested.model)
+        .then(|| (success.provider.clone(), success.model.clone()));
+    let run_result = adjust_after_run(run_result, outcome);
+    AgentRunLoopResult::Success(Box::new(TurnSuccess {
+        directly_sent_block_keys: outcome
+            .last_attempt()
+            .map(|a| a.directly_sent_block_keys.clone())
+            .unwrap_or_default(),
+        auto_compaction_completed: outcome.compaction_count > 0,
+        fallback_provider: fallback.as_ref().map(|f| f.0.clone()),
+        fallback_model: fallback.map(|f| f.1),
+        run_result,
+        session_id: binding.session_id.clone(),
+    }))
+}
+
+/// The error log of a run that failed before any reply.
+fn log_failed_before_reply(key: &str, run_result: &RunResult) {
+    // The error's text, not its Debug form: `clawloop logs` shows this line to the user.
+    let error = run_result
+        .meta
+        .error
+        .as_ref()
+        .map_or("", |e| e.message.as_str());
+    tracing::error!(session_key = key, error, "turn failed before a reply");
 }
 
 /// The run's entry in the runtime's active-run registry while it runs: steering reaches its
@@ -361,7 +414,7 @@ pub(crate) fn run_request(
     env: &TurnEnv,
     request: &TurnRequest,
     run_id: &str,
-    binding: &clawloop_core::session_index::SessionBinding,
+    binding: &SessionBinding,
     candidate: &ModelCandidate,
     fallback_configured: bool,
     allow_transient_cooldown_probe: bool,
@@ -598,16 +651,19 @@ async fn record_turn(env: &TurnEnv, key: &str, outcome: &RunOutcome, overrides: 
     }
 }
 
-/// Undoes a key this turn bound when its transcript still holds no answer, so a
-/// turn that failed before any reply leaves no empty session for `sessions list` to show.
-/// Returns whether the key was forgotten; a transcript with content is kept untouched.
-async fn forget_unanswered(
-    env: &TurnEnv,
-    key: &str,
-    binding: &clawloop_core::session_index::SessionBinding,
-    created_here: bool,
-) -> bool {
-    created_here && holds_no_answer(&binding.session_file).await && forget(env, key).await
+/// Carries out the key's fate; returns whether the key was forgotten. A key whose
+/// transcript holds an answer (tool work, say) stays whatever the fate, and so does one whose
+/// transcript cannot be read.
+async fn settle_key(env: &TurnEnv, key: &str, binding: &SessionBinding, fate: KeyFate) -> bool {
+    match fate {
+        KeyFate::Keep => false,
+        KeyFate::ForgetIfUnanswered => {
+            transcript_holds_no_answer(&binding.session_file)
+                .await
+                .unwrap_or(false)
+                && forget(env, key).await
+        }
+    }
 }
 
 /// Forgets `key` and its transcript; a failure is logged and leaves the key as it was.
@@ -619,28 +675,6 @@ async fn forget(env: &TurnEnv, key: &str) -> bool {
             false
         }
     }
-}
-
-/// Whether the transcript at `path` is missing or holds no answer: nothing but its header,
-/// prompts and failed (`stopReason: "error"`) assistant messages. A turn that did tool work
-/// holds tool results, so its session is kept.
-async fn holds_no_answer(path: &std::path::Path) -> bool {
-    let text = match tokio::fs::read_to_string(path).await {
-        Ok(text) => text,
-        Err(err) => return err.kind() == std::io::ErrorKind::NotFound,
-    };
-    text.lines().filter(|l| !l.trim().is_empty()).all(|line| {
-        let Ok(entry) = serde_json::from_str::<serde_json::Value>(line) else {
-            return false;
-        };
-        let message = &entry["message"];
-        match message["role"].as_str() {
-            None => entry["type"] != "message",
-            Some("user") => true,
-            Some("assistant") => message["stopReason"] == "error",
-            Some(_) => false,
-        }
-    })
 }
 
 fn final_error(text: String, session_id: Option<String>) -> AgentRunLoopResult {
