@@ -11,11 +11,11 @@ use clawloop_core::sandbox::{
     SandboxPolicy, ToolSandbox,
 };
 use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult, ToolUpdate};
-use clawloop_providers::scripted_server::{ProviderScriptServer, ScriptedExchange};
 use clawloop_runner::config::Config;
 use clawloop_runner::turn::{
     AgentRunLoopResult, TurnEnv, TurnIo, TurnRequest, run_agent_turn_with_fallback,
 };
+use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
