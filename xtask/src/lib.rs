@@ -17,7 +17,8 @@
 //! * [`real_llm`] runs the real `clawloop` binary against a real local model served by
 //!   llama.cpp (opt-in; not part of CI);
 //! * [`soak`] runs real `clawloop` processes against a faulty provider with random
-//!   interrupts and kills, then checks every transcript and state file (not part of CI).
+//!   interrupts and kills, then checks every transcript and state file (not part of CI);
+//! * [`workspace`] finds the checkout to work on when the task runs.
 
 pub mod bench_e2e;
 pub mod bench_scale;
@@ -30,3 +31,4 @@ pub mod fuzz;
 pub mod interop;
 pub mod real_llm;
 pub mod soak;
+pub mod workspace;

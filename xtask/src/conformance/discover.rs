@@ -6,11 +6,7 @@ use std::path::{Path, PathBuf};
 /// Directories nested deeper than this are not walked (guards against symlink loops).
 const MAX_DEPTH: usize = 32;
 
-/// The workspace root: the parent of the xtask crate's manifest directory.
-pub fn workspace_root() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().unwrap_or(manifest).to_path_buf()
-}
+pub use crate::workspace::workspace_root;
 
 /// The default scenario directories that exist: the shared public scenarios
 /// (`<root>/../shared/conformance/scenarios`) and the project's own `<root>/conformance`.
