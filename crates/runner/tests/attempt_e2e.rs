@@ -206,7 +206,12 @@ async fn a_text_reply_on_every_api_is_answered_and_persisted() {
         let params = h.params(h.model(api, 128_000), "Say hello.", json!({}));
         let result = h.run(params, vec![text("Hello there.")], io).await;
         assert_eq!(result.prompt_error, None, "{}", api.1);
-        assert_eq!(result.assistant_texts, ["Hello there."], "{}", api.1);
+        assert_eq!(
+            result.subscription.assistant_texts,
+            ["Hello there."],
+            "{}",
+            api.1
+        );
         assert_eq!(
             result.last_assistant.as_ref().map(|a| a.stop_reason),
             Some(StopReason::Stop)
@@ -249,7 +254,7 @@ async fn tool_rounds_on_every_api_change_the_workspace() {
             "{}",
             api.1
         );
-        assert_eq!(result.tool_metas.len(), 3, "{}", api.1);
+        assert_eq!(result.subscription.tool_metas.len(), 3, "{}", api.1);
         let roles: Vec<String> = result
             .messages_snapshot
             .iter()

@@ -19,8 +19,8 @@ use clawloop_runner::payloads::{
     timeout_payload,
 };
 use clawloop_subscribe::{
-    LastToolError, LivenessState, ReasoningMode, ToolMeta, ToolResultFormat, UsageTotals,
-    VerboseLevel, block_reply_payload_key,
+    LastToolError, LivenessState, ReasoningMode, SubscriptionReport, ToolMeta, ToolResultFormat,
+    UsageTotals, VerboseLevel, block_reply_payload_key,
 };
 use clawloop_tools::client_tools::PendingToolCall;
 use pretty_assertions::assert_eq;
@@ -51,9 +51,21 @@ fn texts(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| (*s).to_owned()).collect()
 }
 
+/// `attempt` with its subscription report changed by `edit`.
+fn reported(
+    mut attempt: AttemptResult,
+    edit: impl FnOnce(&mut SubscriptionReport),
+) -> AttemptResult {
+    edit(&mut attempt.subscription);
+    attempt
+}
+
 fn answered(items: &[&str]) -> AttemptResult {
     AttemptResult {
-        assistant_texts: texts(items),
+        subscription: SubscriptionReport {
+            assistant_texts: texts(items),
+            ..SubscriptionReport::default()
+        },
         last_assistant: Some(assistant(
             StopReason::Stop,
             vec![ContentBlock::text(items.join("\n"))],
@@ -184,39 +196,38 @@ fn build_run_payloads_follows_every_rule_of_reference_7() {
     let mut approval = answered(&["Should I proceed?"]);
     approval.last_assistant = Some(errored("500 Internal Server Error"));
 
-    let inline_tools = AttemptResult {
-        tool_metas: vec![ToolMeta {
+    let inline_tools = reported(answered(&["Done."]), |r| {
+        r.tool_metas = vec![ToolMeta {
             tool_name: "read".into(),
             meta: Some("/tmp/notes.md".into()),
-        }],
-        ..answered(&["Done."])
-    };
+        }];
+    });
 
-    let exec_failed = |error: &str| AttemptResult {
-        last_tool_error: Some(tool_error("exec", Some("ls /nope"), error, true)),
-        ..AttemptResult::default()
+    let exec_failed = |error: &str| {
+        reported(AttemptResult::default(), |r| {
+            r.last_tool_error = Some(tool_error("exec", Some("ls /nope"), error, true));
+        })
     };
-    let read_failed = |error: &str, reply: bool| AttemptResult {
-        last_tool_error: Some(tool_error("read", Some("/tmp/x.txt"), error, false)),
-        ..if reply {
+    let read_failed = |error: &str, reply: bool| {
+        let base = if reply {
             answered(&["I could not read it."])
         } else {
             AttemptResult::default()
-        }
+        };
+        reported(base, |r| {
+            r.last_tool_error = Some(tool_error("read", Some("/tmp/x.txt"), error, false));
+        })
     };
-    let write_failed = AttemptResult {
-        last_tool_error: Some(tool_error("write", Some("/tmp/out.txt"), "EACCES", true)),
-        ..answered(&["Saved the file."])
-    };
-    let send_failed = AttemptResult {
-        last_tool_error: Some(tool_error("sessions_send", None, "timeout", true)),
-        ..AttemptResult::default()
-    };
-    let warning_already_said = AttemptResult {
-        last_tool_error: Some(tool_error("read", Some("/tmp/x.txt"), "ENOENT", false)),
-        assistant_texts: texts(&["⚠️ 📖 Read: `/tmp/x.txt` failed"]),
-        ..AttemptResult::default()
-    };
+    let write_failed = reported(answered(&["Saved the file."]), |r| {
+        r.last_tool_error = Some(tool_error("write", Some("/tmp/out.txt"), "EACCES", true));
+    });
+    let send_failed = reported(AttemptResult::default(), |r| {
+        r.last_tool_error = Some(tool_error("sessions_send", None, "timeout", true));
+    });
+    let warning_already_said = reported(AttemptResult::default(), |r| {
+        r.last_tool_error = Some(tool_error("read", Some("/tmp/x.txt"), "ENOENT", false));
+        r.assistant_texts = texts(&["⚠️ 📖 Read: `/tmp/x.txt` failed"]);
+    });
 
     let on = Settings {
         verbose: VerboseLevel::On,
@@ -556,11 +567,13 @@ fn delivered_payloads_are_dropped_by_each_kind_of_evidence() {
         "no evidence, nothing dropped"
     );
 
-    let attempt = AttemptResult {
-        messaging_tool_sent_texts: texts(&["Your build passed on main."]),
-        directly_sent_block_keys: [block_reply_payload_key("Hi.", &[])].into(),
-        ..answered(&["Hi.", "Update: your build passed on main.", "Bye."])
-    };
+    let attempt = reported(
+        answered(&["Hi.", "Update: your build passed on main.", "Bye."]),
+        |r| {
+            r.messaging_tool_sent_texts = texts(&["Your build passed on main."]);
+            r.directly_sent_block_keys = [block_reply_payload_key("Hi.", &[])].into();
+        },
+    );
     let built = build_run_payloads(&PayloadInput::from_attempt(&attempt));
     assert_eq!(
         drop_delivered_payloads(built, &DeliveredEvidence::from_attempt(&attempt)),
@@ -668,10 +681,9 @@ fn incomplete_turn_rows() {
         ),
         (
             "side effects ran",
-            AttemptResult {
-                had_potential_side_effects: true,
-                ..ended(StopReason::ToolUse)
-            },
+            reported(ended(StopReason::ToolUse), |r| {
+                r.had_potential_side_effects = true;
+            }),
             0,
             none,
             Some(INCOMPLETE_TURN_SIDE_EFFECTS_TEXT),
@@ -738,10 +750,9 @@ fn incomplete_turn_rows() {
         ),
         (
             "tool error explains it",
-            AttemptResult {
-                last_tool_error: Some(tool_error("read", None, "ENOENT", false)),
-                ..ended(StopReason::ToolUse)
-            },
+            reported(ended(StopReason::ToolUse), |r| {
+                r.last_tool_error = Some(tool_error("read", None, "ENOENT", false));
+            }),
             0,
             none,
             None,
@@ -890,10 +901,9 @@ fn liveness_and_replay_rows() {
         ),
         (
             "side effects ran",
-            AttemptResult {
-                had_potential_side_effects: true,
-                ..with_stop(StopReason::Stop)
-            },
+            reported(with_stop(StopReason::Stop), |r| {
+                r.had_potential_side_effects = true;
+            }),
             1,
             none,
             false,
@@ -902,10 +912,7 @@ fn liveness_and_replay_rows() {
         ),
         (
             "subscription marked replay invalid",
-            AttemptResult {
-                replay_invalid: true,
-                ..with_stop(StopReason::Stop)
-            },
+            reported(with_stop(StopReason::Stop), |r| r.replay_invalid = true),
             1,
             none,
             false,
@@ -945,8 +952,11 @@ fn run_usage_sums_attempts_and_takes_context_from_the_latest_call() {
 
     // Attempt 1: two calls (tool round trip), then a rate limit on the third.
     run.record_attempt(&AttemptResult {
-        attempt_usage: Some(totals(300, 40, 160_000, 160_340)),
-        last_call_usage: Some(usage(150, 20, 80_000, 0, 80_170)),
+        subscription: SubscriptionReport {
+            usage_totals: Some(totals(300, 40, 160_000, 160_340)),
+            last_call_usage: Some(usage(150, 20, 80_000, 0, 80_170)),
+            ..SubscriptionReport::default()
+        },
         last_assistant: Some(call(StopReason::Error, Usage::default())),
         ..AttemptResult::default()
     });
@@ -1026,7 +1036,10 @@ fn run_usage_edge_rows() {
     // All-zero usage counts nothing.
     let mut zero = RunUsage::new();
     zero.record_attempt(&AttemptResult {
-        attempt_usage: Some(UsageTotals::default()),
+        subscription: SubscriptionReport {
+            usage_totals: Some(UsageTotals::default()),
+            ..SubscriptionReport::default()
+        },
         last_assistant: Some(call(StopReason::Stop, Usage::default())),
         ..AttemptResult::default()
     });
@@ -1035,10 +1048,9 @@ fn run_usage_edge_rows() {
     // Server counts near u64::MAX saturate instead of wrapping.
     let mut huge = RunUsage::new();
     for _ in 0..2 {
-        huge.record_attempt(&AttemptResult {
-            attempt_usage: Some(totals(u64::MAX, 1, 0, u64::MAX)),
-            ..AttemptResult::default()
-        });
+        huge.record_attempt(&reported(AttemptResult::default(), |r| {
+            r.usage_totals = Some(totals(u64::MAX, 1, 0, u64::MAX));
+        }));
     }
     assert_eq!(
         huge.usage(),
@@ -1082,7 +1094,10 @@ fn run_usage_edge_rows() {
 fn terminal_meta_serializes_to_openclaws_shape() {
     let attempt = AttemptResult {
         session_id_used: "sess-1".into(),
-        assistant_texts: texts(&["Looking it up."]),
+        subscription: SubscriptionReport {
+            assistant_texts: texts(&["Looking it up."]),
+            ..SubscriptionReport::default()
+        },
         last_assistant: Some({
             let mut m = call(StopReason::ToolUse, usage(1_000, 50, 2_000, 0, 3_050));
             m.provider = "acme-eu".into();
@@ -1166,7 +1181,10 @@ fn agent_meta_and_stop_reason_rows() {
 fn error_meta_serializes_kind_and_blocked_liveness() {
     let attempt = AttemptResult {
         session_id_used: "sess-2".into(),
-        had_potential_side_effects: true,
+        subscription: SubscriptionReport {
+            had_potential_side_effects: true,
+            ..SubscriptionReport::default()
+        },
         ..AttemptResult::default()
     };
     let agent = AgentMeta::new(&attempt, "acme", "m1", &RunUsage::new(), 3);

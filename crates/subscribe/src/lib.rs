@@ -116,7 +116,7 @@ pub use sink::{
 };
 pub use subscription::{
     BlockReplyBreak, LivenessState, MessagingToolTarget, ReasoningMode, Subscription,
-    SubscriptionOptions, block_reply_payload_key, extract_assistant_text,
+    SubscriptionOptions, SubscriptionReport, block_reply_payload_key, extract_assistant_text,
     extract_assistant_thinking, format_reasoning_message,
 };
 pub use tag_filter::{TagFilter, TagFilterOptions};

@@ -44,6 +44,8 @@ use clawloop_core::js_text::{is_js_whitespace, js_trim, js_trim_end, js_trim_sta
 mod message_text;
 pub use message_text::{extract_assistant_text, extract_assistant_thinking};
 mod reply_media;
+mod report;
+pub use report::SubscriptionReport;
 mod tool_results;
 
 /// When block replies are cut (OpenClaw `blockReplyBreak`).

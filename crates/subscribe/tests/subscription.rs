@@ -338,6 +338,84 @@ fn usage_is_summed_over_message_ends() {
     assert_eq!(sub.last_call_usage().map(|u| u.input), Some(120));
 }
 
+/// The report carries what every accessor gives, so the runner reads the run from one value.
+#[test]
+fn report_holds_what_the_accessors_give() {
+    let mut answer = assistant("Done, and the team knows.");
+    answer.usage = Usage {
+        input: 40,
+        output: 9,
+        total_tokens: 49,
+        ..Usage::default()
+    };
+    let sub = run(
+        SubscriptionOptions::default(),
+        &[
+            start(),
+            end(""),
+            send("m1", "The nightly build finished successfully."),
+            tool_end("m1", "message", "sent", false),
+            tool_start("r1", "read", json!({"path": "/tmp/missing.txt"})),
+            tool_end("r1", "read", "ENOENT: no such file", true),
+            start(),
+            delta("Done, and the team knows."),
+            text_end(""),
+            end_msg(answer),
+            agent_end(),
+        ],
+    );
+    let report = sub.report();
+    assert_eq!(report.assistant_texts, ["Done, and the team knows."]);
+    assert_eq!(report.assistant_texts, sub.assistant_texts());
+    assert_eq!(report.tool_metas.len(), 2);
+    assert_eq!(report.tool_metas, sub.tool_metas());
+    assert_eq!(
+        report
+            .last_tool_error
+            .as_ref()
+            .map(|e| e.tool_name.as_str()),
+        Some("read")
+    );
+    assert_eq!(report.last_tool_error.as_ref(), sub.last_tool_error());
+    assert!(report.did_send_via_messaging_tool());
+    assert_eq!(
+        report.messaging_tool_sent_texts,
+        ["The nightly build finished successfully."]
+    );
+    assert_eq!(
+        report.messaging_tool_sent_targets,
+        sub.messaging_tool_sent_targets()
+    );
+    assert_eq!(
+        report.messaging_tool_sent_media_urls,
+        sub.messaging_tool_sent_media_urls()
+    );
+    assert_eq!(report.usage_totals.and_then(|u| u.total), Some(49));
+    assert_eq!(report.last_call_usage.as_ref(), sub.last_call_usage());
+    assert_eq!(report.directly_sent_block_keys.len(), 1);
+    assert_eq!(
+        &report.directly_sent_block_keys,
+        sub.directly_sent_block_keys()
+    );
+    assert_eq!(
+        (
+            report.had_potential_side_effects,
+            report.replay_invalid,
+            report.liveness
+        ),
+        (
+            sub.had_potential_side_effects(),
+            sub.replay_invalid(),
+            sub.liveness()
+        )
+    );
+    // The successful send is a mutating action.
+    assert_eq!(
+        (report.had_potential_side_effects, report.replay_invalid),
+        (true, true)
+    );
+}
+
 fn compaction_end(will_retry: bool, result: bool) -> AgentEvent {
     AgentEvent::AutoCompactionEnd {
         result: result.then(|| CompactionResult {

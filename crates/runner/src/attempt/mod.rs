@@ -335,7 +335,7 @@ fn notify_run_observers(
         error,
         duration_ms,
     }));
-    let totals = result.attempt_usage.unwrap_or_default();
+    let totals = result.subscription.usage_totals.unwrap_or_default();
     let usage = clawloop_core::Usage {
         input: totals.input.unwrap_or(0),
         output: totals.output.unwrap_or(0),
@@ -347,7 +347,7 @@ fn notify_run_observers(
     observer.notify(ObserverEvent::LlmOutput(LlmOutputEvent {
         provider: params.model.provider.clone(),
         model: params.model.id.clone(),
-        assistant_texts: result.assistant_texts.clone(),
+        assistant_texts: result.subscription.assistant_texts.clone(),
         last_assistant: result.last_assistant.clone().map(Arc::new),
         usage,
     }));
@@ -531,17 +531,5 @@ fn event_sink(subscription: &SharedSubscription, events: Option<EventSink>) -> E
 fn collect_subscription(subscription: &SharedSubscription, result: &mut AttemptResult) {
     let mut sub = subscription.lock();
     sub.unsubscribe();
-    result.assistant_texts = sub.assistant_texts().to_vec();
-    result.tool_metas = sub.tool_metas().to_vec();
-    result.last_tool_error = sub.last_tool_error().cloned();
-    result.did_send_via_messaging_tool = sub.did_send_via_messaging_tool();
-    result.messaging_tool_sent_texts = sub.messaging_tool_sent_texts().to_vec();
-    result.messaging_tool_sent_media_urls = sub.messaging_tool_sent_media_urls().to_vec();
-    result.messaging_tool_sent_targets = sub.messaging_tool_sent_targets().to_vec();
-    result.attempt_usage = sub.usage_totals();
-    result.last_call_usage = sub.last_call_usage().cloned();
-    result.directly_sent_block_keys = sub.directly_sent_block_keys().clone();
-    result.had_potential_side_effects = sub.had_potential_side_effects();
-    result.replay_invalid = sub.replay_invalid();
-    result.liveness = sub.liveness();
+    result.subscription = sub.report();
 }

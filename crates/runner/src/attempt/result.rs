@@ -1,13 +1,9 @@
 //! What one attempt gave (OpenClaw's `EmbeddedRunAttemptResult`, seed 003, reference §6): the
 //! plain data the run loop's decision tables read.
 
-use clawloop_core::Usage;
 use clawloop_core::message::{AgentMessage, AssistantMessage};
-use clawloop_subscribe::tool_meta::{LastToolError, ToolMeta};
-use clawloop_subscribe::usage_accumulator::UsageTotals;
-use clawloop_subscribe::{LivenessState, MessagingToolTarget};
+use clawloop_subscribe::SubscriptionReport;
 use clawloop_tools::client_tools::PendingToolCall;
-use std::collections::BTreeSet;
 
 use crate::prompt::SystemPromptReport;
 
@@ -50,38 +46,15 @@ pub struct AttemptResult {
     pub system_prompt_report: Option<SystemPromptReport>,
     /// The conversation after the attempt.
     pub messages_snapshot: Vec<AgentMessage>,
-    /// The visible assistant texts, in order (for the final payloads).
-    pub assistant_texts: Vec<String>,
-    /// One meta per tool call.
-    pub tool_metas: Vec<ToolMeta>,
+    /// What the subscription collected: reply texts, tool outcomes, messaging-tool sends,
+    /// usage, delivered block keys, side effects and liveness.
+    pub subscription: SubscriptionReport,
     /// The last assistant message of the attempt.
     pub last_assistant: Option<AssistantMessage>,
-    /// The last tool failure that was not resolved later.
-    pub last_tool_error: Option<LastToolError>,
-    /// Whether a messaging tool sent something.
-    pub did_send_via_messaging_tool: bool,
-    /// Texts messaging tools sent.
-    pub messaging_tool_sent_texts: Vec<String>,
-    /// Media messaging tools sent.
-    pub messaging_tool_sent_media_urls: Vec<String>,
-    /// Where messaging tools sent.
-    pub messaging_tool_sent_targets: Vec<MessagingToolTarget>,
-    /// Usage summed over the attempt's model calls.
-    pub attempt_usage: Option<UsageTotals>,
-    /// Usage of the last model call.
-    pub last_call_usage: Option<Usage>,
     /// Compactions made during the attempt.
     pub compaction_count: u32,
     /// Client (hosted) tool calls that ended the run, for the client to answer.
     pub pending_tool_calls: Vec<PendingToolCall>,
-    /// Keys of block replies already delivered directly (not to repeat them as payloads).
-    pub directly_sent_block_keys: BTreeSet<String>,
-    /// Whether tools with side effects ran.
-    pub had_potential_side_effects: bool,
-    /// Whether replaying the run would repeat side effects.
-    pub replay_invalid: bool,
-    /// The run's liveness as the subscription saw it.
-    pub liveness: LivenessState,
     /// The limit, when the model asked for tools past the turn's tool-round limit.
     pub tool_round_limit: Option<u32>,
 }

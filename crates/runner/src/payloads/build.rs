@@ -59,10 +59,10 @@ impl<'a> PayloadInput<'a> {
     /// verbose and reasoning off, nothing suppressed).
     pub fn from_attempt(attempt: &'a AttemptResult) -> Self {
         PayloadInput {
-            assistant_texts: &attempt.assistant_texts,
-            tool_metas: &attempt.tool_metas,
+            assistant_texts: &attempt.subscription.assistant_texts,
+            tool_metas: &attempt.subscription.tool_metas,
             last_assistant: attempt.last_assistant.as_ref(),
-            last_tool_error: attempt.last_tool_error.as_ref(),
+            last_tool_error: attempt.subscription.last_tool_error.as_ref(),
             ..PayloadInput::default()
         }
     }

@@ -32,9 +32,9 @@ impl<'a> DeliveredEvidence<'a> {
     /// is the caller's to set.
     pub fn from_attempt(attempt: &'a AttemptResult) -> Self {
         DeliveredEvidence {
-            messaging_tool_sent_texts: &attempt.messaging_tool_sent_texts,
-            messaging_tool_sent_media_urls: &attempt.messaging_tool_sent_media_urls,
-            directly_sent_block_keys: Some(&attempt.directly_sent_block_keys),
+            messaging_tool_sent_texts: &attempt.subscription.messaging_tool_sent_texts,
+            messaging_tool_sent_media_urls: &attempt.subscription.messaging_tool_sent_media_urls,
+            directly_sent_block_keys: Some(&attempt.subscription.directly_sent_block_keys),
             replied_via_messaging_tool: false,
         }
     }

@@ -49,7 +49,7 @@ pub fn incomplete_turn_text(
         || attempt.client_tool_called()
         || signals.yield_detected
         || signals.did_send_deterministic_approval_prompt
-        || attempt.last_tool_error.is_some()
+        || attempt.subscription.last_tool_error.is_some()
     {
         return None;
     }
@@ -57,7 +57,7 @@ pub fn incomplete_turn_text(
     if !matches!(stop, Some(StopReason::ToolUse | StopReason::Error)) {
         return None;
     }
-    Some(if attempt.had_potential_side_effects {
+    Some(if attempt.subscription.had_potential_side_effects {
         INCOMPLETE_TURN_SIDE_EFFECTS_TEXT
     } else {
         INCOMPLETE_TURN_TEXT

@@ -34,8 +34,8 @@ pub fn resolve_liveness(
 /// Whether replaying the run would be unsafe: tools with side effects ran (mutating tools,
 /// messaging sends), a compaction was interrupted, or the turn is incomplete.
 pub fn resolve_replay_invalid(attempt: &AttemptResult, incomplete_turn: bool) -> bool {
-    attempt.replay_invalid
-        || attempt.had_potential_side_effects
+    attempt.subscription.replay_invalid
+        || attempt.subscription.had_potential_side_effects
         || compaction_interrupted(attempt)
         || incomplete_turn
 }

@@ -42,7 +42,8 @@ impl RunUsage {
     /// the one that matters now). Counts come from servers: every sum saturates.
     pub fn record_attempt(&mut self, attempt: &AttemptResult) {
         let totals = attempt
-            .attempt_usage
+            .subscription
+            .usage_totals
             .as_ref()
             .map(NormalizedUsage::from_totals)
             .filter(NormalizedUsage::is_nonzero);
@@ -55,6 +56,7 @@ impl RunUsage {
             self.merge(&merged);
         }
         let last_call = attempt
+            .subscription
             .last_call_usage
             .as_ref()
             .map(NormalizedUsage::from_call)

@@ -85,11 +85,15 @@ impl AttemptFacts {
             .filter(|_| errored)
             .and_then(|a| a.error_message.as_deref());
         let overflow = overflow_text(prompt_error_text, assistant_error, attempt.aborted);
-        let prompt_tokens = attempt.last_call_usage.as_ref().map_or(0, |u| {
-            u.input
-                .saturating_add(u.cache_read)
-                .saturating_add(u.cache_write)
-        });
+        let prompt_tokens = attempt
+            .subscription
+            .last_call_usage
+            .as_ref()
+            .map_or(0, |u| {
+                u.input
+                    .saturating_add(u.cache_read)
+                    .saturating_add(u.cache_write)
+            });
         #[allow(clippy::cast_precision_loss)]
         let prompt_ratio = prompt_tokens as f64 / context_window.max(1) as f64;
         AttemptFacts {
@@ -113,7 +117,7 @@ impl AttemptFacts {
                 .map(|e| e.message.clone()),
             reply_stop,
             reply_error: last.and_then(|a| a.error_message.clone()),
-            side_effects: attempt.had_potential_side_effects,
+            side_effects: attempt.subscription.had_potential_side_effects,
             tool_round_limit: attempt.tool_round_limit,
             succeeded: !errored && !attempt.aborted && attempt.prompt_error.is_none(),
         }

@@ -93,10 +93,13 @@ impl RunResult {
         RunResult {
             payloads,
             meta,
-            did_send_via_messaging_tool: last.did_send_via_messaging_tool,
-            messaging_tool_sent_texts: last.messaging_tool_sent_texts.clone(),
-            messaging_tool_sent_media_urls: last.messaging_tool_sent_media_urls.clone(),
-            messaging_tool_sent_targets: last.messaging_tool_sent_targets.clone(),
+            did_send_via_messaging_tool: last.subscription.did_send_via_messaging_tool(),
+            messaging_tool_sent_texts: last.subscription.messaging_tool_sent_texts.clone(),
+            messaging_tool_sent_media_urls: last
+                .subscription
+                .messaging_tool_sent_media_urls
+                .clone(),
+            messaging_tool_sent_targets: last.subscription.messaging_tool_sent_targets.clone(),
         }
     }
 

@@ -349,7 +349,7 @@ async fn finish(
     AgentRunLoopResult::Success(Box::new(TurnSuccess {
         directly_sent_block_keys: outcome
             .last_attempt()
-            .map(|a| a.directly_sent_block_keys.clone())
+            .map(|a| a.subscription.directly_sent_block_keys.clone())
             .unwrap_or_default(),
         auto_compaction_completed: outcome.compaction_count > 0,
         fallback_provider: fallback.as_ref().map(|f| f.0.clone()),
