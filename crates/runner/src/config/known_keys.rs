@@ -115,6 +115,11 @@ pub static KNOWN_KEYS: &[(u8, &str, Shape)] = &[
             (2, "overloadedBackoffMs", Shape::Value),
     (0, "logging", Shape::Table),
         (1, "level", Shape::Value),
+    (0, "sandbox", Shape::Table),
+        (1, "mode", Shape::Value),
+        (1, "network", Shape::Value),
+        (1, "writableRoots", Shape::Value),
+        (1, "envPassthrough", Shape::Value),
     // @generated: end
 ];
 

@@ -9,6 +9,7 @@
 mod agents;
 pub mod known_keys;
 mod logging;
+mod sandbox;
 pub mod schema;
 
 use std::collections::BTreeMap;
@@ -27,6 +28,7 @@ pub use agents::{
     SessionConfig, ToolsConfig,
 };
 pub use logging::LoggingConfig;
+pub use sandbox::SandboxConfig;
 
 /// The whole configuration.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -54,6 +56,9 @@ pub struct Config {
     /// `[logging]`: the CLI's log files.
     #[serde(default)]
     pub logging: LoggingConfig,
+    /// `[sandbox]`: how the bash tool's commands are confined.
+    #[serde(default)]
+    pub sandbox: SandboxConfig,
     /// Keys this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -71,6 +76,7 @@ impl std::fmt::Debug for Config {
             .field("auth_table", &secret(&self.auth_table))
             .field("auth", &self.auth)
             .field("logging", &self.logging)
+            .field("sandbox", &self.sandbox)
             .field("extra", &keys_only(&self.extra))
             .finish()
     }
@@ -119,6 +125,12 @@ impl Config {
 
     /// Range checks serde cannot express.
     fn validate(&self) -> Result<(), ConfigError> {
+        if let Err(err) = self.sandbox.mode() {
+            return Err(ConfigError {
+                path: "sandbox.mode".to_owned(),
+                message: err.to_string(),
+            });
+        }
         let d = &self.agents.defaults;
         let bad = |path: &str, message: &str| ConfigError {
             path: format!("agents.defaults.{path}"),
