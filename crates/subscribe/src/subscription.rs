@@ -24,14 +24,12 @@ use crate::messaging_dedupe::{
     normalize_text_for_comparison,
 };
 use crate::reply_directives::{
-    PendingToolMedia, ReplyDirectiveOptions, SILENT_REPLY_TOKEN, StreamingDirectiveAccumulator,
-    parse_reply_directives,
+    PendingToolMedia, SILENT_REPLY_TOKEN, StreamingDirectiveAccumulator,
 };
 use crate::sink::{
     BlockReply, LifecyclePhase, ReasoningUpdate, SubscriptionEvent, SubscriptionSink,
 };
 use crate::tag_filter::{TagFilter, TagFilterOptions};
-use crate::text_scan::{find_directive_anchor, find_json_escape};
 use crate::tool_display::{HomeDisplay, ToolResultFormat, VerboseLevel};
 use crate::tool_meta::{
     LastToolError, ToolCallSummary, ToolMeta, extract_tool_error_message, is_cron_add,
@@ -39,14 +37,21 @@ use crate::tool_meta::{
     messaging_target, messaging_text, normalize_tool_name,
 };
 use crate::usage_accumulator::{UsageAccumulator, UsageTotals};
-use clawloop_core::js_text::{is_js_whitespace, js_trim, js_trim_end, js_trim_start};
+use clawloop_core::js_text::{js_trim, js_trim_end, js_trim_start};
 
 mod message_text;
 pub use message_text::{extract_assistant_text, extract_assistant_thinking};
+mod directive_scan;
+mod payload_key;
+pub use payload_key::block_reply_payload_key;
 mod reply_media;
 mod report;
 pub use report::SubscriptionReport;
+mod text_compare;
 mod tool_results;
+
+use directive_scan::{DirectiveScan, cleaned_reply_text, may_hold_reply_directive};
+use text_compare::{normalized_ascii_prefixes_differ, trimmed_end_len};
 
 /// When block replies are cut (OpenClaw `blockReplyBreak`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -174,153 +179,6 @@ pub fn format_reasoning_message(text: &str) -> String {
         })
         .collect();
     format!("Reasoning:\n{}", lines.join("\n"))
-}
-
-/// The key under which a delivered block is remembered, so that final payloads repeating it
-/// can be dropped (OpenClaw `createBlockReplyPayloadKey`): JSON of the trimmed text and media.
-pub fn block_reply_payload_key(text: &str, media_urls: &[String]) -> String {
-    // The bytes of `json!({ "text": …, "mediaList": … }).to_string()`, written directly:
-    // building the `Value` copied every block once more, and serde_json's byte-by-byte escape
-    // loop was a visible cost per streamed byte.
-    let Ok(media) = serde_json::to_string(media_urls) else {
-        // Serializing strings cannot fail; the `Value` form stays as the fallback.
-        return serde_json::json!({ "text": js_trim(text), "mediaList": media_urls }).to_string();
-    };
-    let text = js_trim(text);
-    // Room for an escape every 16 bytes (a newline per line of prose or code): with none,
-    // most keys of multi-line blocks were reallocated and copied once more as they grew.
-    let mut key = String::with_capacity(text.len() + text.len() / 16 + media.len() + 24);
-    key.push_str("{\"text\":");
-    push_json_string(&mut key, text);
-    key.push_str(",\"mediaList\":");
-    key.push_str(&media);
-    key.push('}');
-    key
-}
-
-/// Appends `text` as a JSON string literal, byte for byte as `serde_json` writes it: `"` and
-/// `\` backslash-escaped, control chars below U+0020 as `\b` `\t` `\n` `\f` `\r` or `\u00xx`
-/// (lowercase hex), everything else (DEL and all non-ASCII included) as is. Runs without an
-/// escape are found a word at a time and copied whole.
-fn push_json_string(out: &mut String, text: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('"');
-    let mut rest = text;
-    while let Some(at) = find_json_escape(rest.as_bytes()) {
-        // The escaped bytes are ASCII, so `at` and `at + 1` are char boundaries.
-        out.push_str(&rest[..at]);
-        let byte = rest.as_bytes()[at];
-        // Pushed char by char: for two-byte escapes that is cheaper than a `memcpy` call.
-        out.push('\\');
-        match byte {
-            b'"' | b'\\' => out.push(char::from(byte)),
-            0x08 => out.push('b'),
-            b'\t' => out.push('t'),
-            b'\n' => out.push('n'),
-            0x0C => out.push('f'),
-            b'\r' => out.push('r'),
-            _ => {
-                out.push_str("u00");
-                out.push(char::from(HEX[usize::from(byte >> 4)]));
-                out.push(char::from(HEX[usize::from(byte & 0xF)]));
-            }
-        }
-        rest = &rest[at + 1..];
-    }
-    out.push_str(rest);
-    out.push('"');
-}
-
-/// `js_trim_end(s).len()`, looking at trailing ASCII bytes directly (most deltas end in one):
-/// the generic char search costs more than the short deltas it trims.
-#[inline]
-fn trimmed_end_len(s: &str) -> usize {
-    let bytes = s.as_bytes();
-    let mut end = bytes.len();
-    while let Some(&b) = end.checked_sub(1).and_then(|last| bytes.get(last)) {
-        if !b.is_ascii() {
-            // `end` follows an ASCII byte (or is the end), so it is a char boundary.
-            return s.get(..end).map_or(0, |rest| js_trim_end(rest).len());
-        }
-        if !is_js_whitespace(char::from(b)) {
-            return end;
-        }
-        end -= 1;
-    }
-    0
-}
-
-/// `true` when [`normalize_text_for_comparison`] certainly gives different results for `a` and
-/// `b`, judged without allocating from the normalized forms of their ASCII beginnings. `false`
-/// means "equal or undecided".
-fn normalized_ascii_prefixes_differ(a: &str, b: &str) -> bool {
-    let (mut a, mut b) = (AsciiNormalized::new(a), AsciiNormalized::new(b));
-    loop {
-        match (a.next(), b.next()) {
-            (Normalized::Byte(x), Normalized::Byte(y)) if x == y => {}
-            (Normalized::End, Normalized::End) => return false,
-            (Normalized::Unknown, _) | (_, Normalized::Unknown) => return false,
-            // Different bytes, or one form ends where the other goes on.
-            _ => return true,
-        }
-    }
-}
-
-/// One step of [`AsciiNormalized`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Normalized {
-    /// The next byte of the normalized form.
-    Byte(u8),
-    /// The normalized form ends here.
-    End,
-    /// A non-ASCII char: it may be whitespace, an emoji or change when lowercased, so the
-    /// normalized form is not known from here on.
-    Unknown,
-}
-
-/// The normalized form ([`normalize_text_for_comparison`]) of a text's ASCII beginning, byte by
-/// byte: ASCII lowercases on its own and is never an emoji, and a whitespace run becomes one
-/// space between words.
-struct AsciiNormalized<'a> {
-    rest: &'a [u8],
-    started: bool,
-    /// The byte that follows a space already returned.
-    held: Option<u8>,
-}
-
-impl<'a> AsciiNormalized<'a> {
-    fn new(text: &'a str) -> Self {
-        Self {
-            rest: text.as_bytes(),
-            started: false,
-            held: None,
-        }
-    }
-
-    fn next(&mut self) -> Normalized {
-        if let Some(byte) = self.held.take() {
-            return Normalized::Byte(byte);
-        }
-        let mut spaced = false;
-        while let Some((&byte, rest)) = self.rest.split_first() {
-            if !byte.is_ascii() {
-                return Normalized::Unknown;
-            }
-            self.rest = rest;
-            if is_js_whitespace(char::from(byte)) {
-                spaced = true;
-                continue;
-            }
-            let byte = byte.to_ascii_lowercase();
-            if spaced && self.started {
-                self.held = Some(byte);
-                return Normalized::Byte(b' ');
-            }
-            self.started = true;
-            return Normalized::Byte(byte);
-        }
-        Normalized::End
-    }
 }
 
 /// Which reasoning source the last streamed update came from, so lengths are compared within
@@ -1599,187 +1457,5 @@ fn set_reusing(slot: &mut Option<String>, text: &str) {
             held.push_str(text);
         }
         None => *slot = Some(text.to_owned()),
-    }
-}
-
-/// The longest needle [`may_hold_reply_directive`] looks for (`no_reply`).
-const DIRECTIVE_NEEDLE_MAX: usize = 8;
-
-/// What [`may_hold_reply_directive`] found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum DirectiveScan {
-    /// A needle ends at or after an anchor at or after `from`.
-    Found,
-    /// None does. A longer text (these bytes and more) holds one exactly when its bytes from
-    /// `resume` do: the last `DIRECTIVE_NEEDLE_MAX - 1` bytes when an anchor lies among them
-    /// (a needle it belongs to may end in the new bytes), else none of these bytes (every
-    /// needle of the longer text that starts among them has its anchor in the new bytes).
-    NotFound {
-        /// Where to search a longer text from.
-        resume: usize,
-    },
-}
-
-/// Whether `bytes` holds a `[[`, `media:` or `no_reply` (ASCII case-insensitive) whose anchor
-/// (its `[`, `:` or `_`) is at or after `from`, the letters before `from` included: without
-/// one, [`cleaned_reply_text`] only drops a trailing `[` and trailing whitespace. Only the
-/// rare anchor bytes are searched for; the letters around them are checked from there.
-///
-/// Callers pass the `resume` of the scan of a prefix: skipping the bytes before it instead of
-/// always rescanning the last needle length keeps most 16-byte deltas to two word reads.
-fn may_hold_reply_directive(bytes: &[u8], from: usize) -> DirectiveScan {
-    let ends_with = |end: usize, needle: &[u8]| {
-        end.checked_sub(needle.len())
-            .and_then(|start| bytes.get(start..end))
-            .is_some_and(|b| b.eq_ignore_ascii_case(needle))
-    };
-    let mut at = from;
-    let mut last_anchor = None;
-    while let Some(offset) = bytes.get(at..).and_then(find_directive_anchor) {
-        at += offset;
-        let found = match bytes.get(at) {
-            Some(b'[') => bytes.get(at + 1) == Some(&b'['),
-            Some(b':') => ends_with(at + 1, b"media:"),
-            _ => ends_with(at + 1, b"no_") && ends_with(at + 6, b"no_reply"),
-        };
-        if found {
-            return DirectiveScan::Found;
-        }
-        last_anchor = Some(at);
-        at += 1;
-    }
-    let window = bytes.len().saturating_sub(DIRECTIVE_NEEDLE_MAX - 1);
-    let resume = match last_anchor {
-        Some(anchor) if anchor >= window => window,
-        _ => bytes.len(),
-    };
-    DirectiveScan::NotFound { resume }
-}
-
-/// OpenClaw `stripTrailingDirective`: a trailing `[[` without a later `]]` and what follows
-/// it, else a trailing `[`, is dropped (it may open a directive).
-fn strip_trailing_directive(text: &str) -> &str {
-    match text.rfind("[[") {
-        Some(open) if !text[open + 2..].contains("]]") => &text[..open],
-        Some(_) => text,
-        None => text.strip_suffix('[').unwrap_or(text),
-    }
-}
-
-/// The text of a streamed or final assistant event (OpenClaw
-/// `parseReplyDirectives(stripTrailingDirective(text)).text`): `MEDIA:` lines and `[[…]]` tags
-/// removed, empty for the silent token.
-fn cleaned_reply_text(text: &str) -> String {
-    if text.is_empty() {
-        return String::new();
-    }
-    parse_reply_directives(
-        strip_trailing_directive(text),
-        &ReplyDirectiveOptions::default(),
-    )
-    .text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn text() -> impl Strategy<Value = String> {
-        prop::collection::vec(
-            prop::sample::select(vec![
-                "a", "A", "b", "Σ", "σ", " ", "  ", "\n", "\t", "\u{A0}", "🎉", "é", "É", "x.", "",
-            ]),
-            0..12,
-        )
-        .prop_map(|parts| parts.concat())
-    }
-
-    proptest! {
-        /// The shortcut never calls two texts different when their normalized forms are equal.
-        #[test]
-        fn ascii_prefix_shortcut_is_sound(a in text(), b in text()) {
-            if normalized_ascii_prefixes_differ(&a, &b) {
-                prop_assert_ne!(
-                    normalize_text_for_comparison(&a),
-                    normalize_text_for_comparison(&b)
-                );
-            }
-        }
-
-        /// Scanning delta by delta from each scan's `resume` finds a needle exactly when a
-        /// scan of the whole text so far from its start does.
-        #[test]
-        fn resumed_directive_scan_matches_a_full_scan(
-            pieces in prop::collection::vec(
-                prop::collection::vec(
-                    prop::sample::select(vec![
-                        "[", "[[", "]", ":", "_", "no", "NO", "_re", "ply", "REPLY", "me", "dia",
-                        "MEDIA", "x", " ", "é", "\n",
-                    ]),
-                    0..6,
-                ).prop_map(|parts| parts.concat()),
-                0..12,
-            )
-        ) {
-            let mut text = String::new();
-            let mut resume = 0;
-            let mut found = false;
-            for piece in &pieces {
-                text.push_str(piece);
-                if !found {
-                    match may_hold_reply_directive(text.as_bytes(), resume) {
-                        DirectiveScan::Found => found = true,
-                        DirectiveScan::NotFound { resume: next } => resume = next,
-                    }
-                }
-                let full = may_hold_reply_directive(text.as_bytes(), 0) == DirectiveScan::Found;
-                prop_assert_eq!(found, full, "{:?}", text);
-            }
-        }
-
-        /// The byte-wise trim agrees with the char-wise one.
-        #[test]
-        fn trimmed_end_len_matches_js_trim_end(text in text()) {
-            prop_assert_eq!(trimmed_end_len(&text), js_trim_end(&text).len());
-        }
-
-        /// Every escape is byte for byte serde_json's, control chars included.
-        #[test]
-        fn json_string_matches_serde_json(text in "[\\x00-\\x7f\"\\\\é🎉\u{2028}]{0,40}") {
-            let mut ours = String::new();
-            push_json_string(&mut ours, &text);
-            prop_assert_eq!(Some(ours), serde_json::to_string(&text).ok());
-        }
-
-        /// The key is byte for byte what `json!` produced before.
-        #[test]
-        fn payload_key_matches_the_json_value_form(
-            text in ".{0,40}",
-            media in prop::collection::vec(".{0,10}", 0..3),
-        ) {
-            prop_assert_eq!(
-                block_reply_payload_key(&text, &media),
-                serde_json::json!({ "text": js_trim(&text), "mediaList": media }).to_string()
-            );
-        }
-    }
-
-    #[test]
-    fn ascii_prefix_shortcut_decides_the_common_cases() {
-        assert!(normalized_ascii_prefixes_differ(
-            "```rust\nfn a()",
-            "```rust\nfn b()"
-        ));
-        assert!(normalized_ascii_prefixes_differ(
-            "Same start",
-            "Same start and more"
-        ));
-        assert!(!normalized_ascii_prefixes_differ(
-            "Same  START\n",
-            " same start"
-        ));
-        // Past a non-ASCII char nothing is known.
-        assert!(!normalized_ascii_prefixes_differ("é then a", "é then b"));
     }
 }

@@ -369,7 +369,7 @@ fn collapse_consecutive_duplicate_blocks(text: &str) -> Cow<'_, str> {
         // An empty paragraph never counts as a repeat (`lastNormalized` is falsy).
         if last.is_some_and(|l| {
             !js_trim(l).is_empty()
-                && !super::normalized_ascii_prefixes_differ(l, block)
+                && !super::text_compare::normalized_ascii_prefixes_differ(l, block)
                 && same_words(l, block)
         }) {
             continue;
