@@ -445,11 +445,67 @@ pub fn to_pi_json(
     serde_json::to_string(&PiEvent { event, partial })
 }
 
-/// Arguments JSON received so far for one tool-call block.
-#[derive(Debug, Clone, PartialEq)]
+/// The arguments JSON received so far for each tool-call block still streaming, kept at the
+/// block's content index. Indexed, not searched: a Responses stream may keep thousands of calls
+/// open at once (every item added before any is done), and a search of the open calls per
+/// delta and per end made such a stream quadratic (issue 22 item 6).
+#[derive(Debug, Clone, Default)]
 struct PendingArguments {
-    content_index: usize,
-    json: String,
+    /// `Some` at the index of each call still streaming. It only grows, to at most the
+    /// message's content length, so opening a call costs O(1) amortized (shrinking it after each
+    /// call would refill the gap on the next one, O(blocks) per call).
+    by_block: Vec<Option<String>>,
+}
+
+impl PendingArguments {
+    fn get(&self, content_index: usize) -> Option<&String> {
+        self.by_block.get(content_index)?.as_ref()
+    }
+
+    fn get_mut(&mut self, content_index: usize) -> Option<&mut String> {
+        self.by_block.get_mut(content_index)?.as_mut()
+    }
+
+    /// Starts the arguments of the call at `content_index` over, empty.
+    fn open(&mut self, content_index: usize) {
+        if self.by_block.len() <= content_index {
+            self.by_block.resize(content_index + 1, None);
+        }
+        if let Some(slot) = self.by_block.get_mut(content_index) {
+            *slot = Some(String::new());
+        }
+    }
+
+    /// Removes and returns the arguments of the call at `content_index`.
+    fn take(&mut self, content_index: usize) -> Option<String> {
+        self.by_block.get_mut(content_index)?.take()
+    }
+
+    fn clear(&mut self) {
+        self.by_block.clear();
+    }
+
+    /// Every call still streaming, as `(content_index, json)`; the store is left empty.
+    fn drain(&mut self) -> impl Iterator<Item = (usize, String)> {
+        std::mem::take(&mut self.by_block)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, json)| Some((index, json?)))
+    }
+
+    fn open_calls(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.by_block
+            .iter()
+            .enumerate()
+            .filter_map(|(index, json)| Some((index, json.as_deref()?)))
+    }
+}
+
+/// Equal when the same calls are open with the same text, however far the store has grown.
+impl PartialEq for PendingArguments {
+    fn eq(&self, other: &Self) -> bool {
+        self.open_calls().eq(other.open_calls())
+    }
 }
 
 /// Builds the assistant message from stream events, in place: text is appended to its block,
@@ -462,7 +518,7 @@ struct PendingArguments {
 #[derive(Debug, Clone, PartialEq)]
 pub struct AssistantMessageBuilder {
     message: AssistantMessage,
-    pending: Vec<PendingArguments>,
+    pending: PendingArguments,
 }
 
 impl AssistantMessageBuilder {
@@ -470,7 +526,7 @@ impl AssistantMessageBuilder {
     pub fn new(initial: AssistantMessage) -> Self {
         AssistantMessageBuilder {
             message: initial,
-            pending: Vec::new(),
+            pending: PendingArguments::default(),
         }
     }
 
@@ -488,10 +544,7 @@ impl AssistantMessageBuilder {
 
     /// The raw arguments JSON received so far for the tool call at `content_index`.
     pub fn pending_arguments(&self, content_index: usize) -> Option<&str> {
-        self.pending
-            .iter()
-            .find(|p| p.content_index == content_index)
-            .map(|p| p.json.as_str())
+        self.pending.get(content_index).map(String::as_str)
     }
 
     /// Applies one event.
@@ -569,22 +622,14 @@ impl AssistantMessageBuilder {
             } => {
                 let call = ToolCall::new(id.clone(), tool_name.clone(), Value::Object(Map::new()));
                 let index = self.put_block(*content_index, ContentBlock::ToolCall(call));
-                self.pending.retain(|p| p.content_index != index);
-                self.pending.push(PendingArguments {
-                    content_index: index,
-                    json: String::new(),
-                });
+                self.pending.open(index);
             }
             E::ToolcallDelta {
                 content_index,
                 delta,
             } => {
-                if let Some(p) = self
-                    .pending
-                    .iter_mut()
-                    .find(|p| p.content_index == *content_index)
-                {
-                    p.json.push_str(delta);
+                if let Some(json) = self.pending.get_mut(*content_index) {
+                    json.push_str(delta);
                 }
             }
             E::ToolcallEnd {
@@ -592,7 +637,7 @@ impl AssistantMessageBuilder {
                 tool_call,
             } => match tool_call {
                 Some(call) => {
-                    self.pending.retain(|p| p.content_index != *content_index);
+                    self.pending.take(*content_index);
                     if let Some(slot @ ContentBlock::ToolCall(_)) =
                         self.message.content.get_mut(*content_index)
                     {
@@ -689,25 +734,19 @@ impl AssistantMessageBuilder {
     }
 
     fn settle_arguments(&mut self, content_index: usize) {
-        let Some(pos) = self
-            .pending
-            .iter()
-            .position(|p| p.content_index == content_index)
-        else {
+        let Some(json) = self.pending.take(content_index) else {
             return;
         };
-        let pending = self.pending.swap_remove(pos);
         if let Some(ContentBlock::ToolCall(call)) = self.message.content.get_mut(content_index) {
-            call.arguments = parse_arguments(&pending.json);
+            call.arguments = parse_arguments(&json);
         }
     }
 
     fn settle_all(&mut self) {
-        for pending in std::mem::take(&mut self.pending) {
-            if let Some(ContentBlock::ToolCall(call)) =
-                self.message.content.get_mut(pending.content_index)
+        for (content_index, json) in self.pending.drain() {
+            if let Some(ContentBlock::ToolCall(call)) = self.message.content.get_mut(content_index)
             {
-                call.arguments = parse_arguments(&pending.json);
+                call.arguments = parse_arguments(&json);
             }
         }
     }
@@ -1112,6 +1151,64 @@ mod tests {
         expected.stop_reason = StopReason::ToolUse;
         assert_eq!(reason, StopReason::ToolUse);
         assert_eq!(*message, expected);
+    }
+
+    /// Many calls open at once (a Responses stream adds every item before any is done): each
+    /// delta and end reaches its own call, and the store is the index it claims to be — one
+    /// slot per block, never longer than the content, no call open once every call ended — so
+    /// no event searches the other open calls.
+    #[test]
+    fn builder_keeps_many_open_calls_apart_by_index() {
+        use AssistantMessageEvent as E;
+        const CALLS: usize = 500;
+        let mut builder = AssistantMessageBuilder::new(empty());
+        let apply = |builder: &mut AssistantMessageBuilder, event: E| {
+            builder.apply(&event);
+            assert!(builder.pending.by_block.len() <= builder.message.content.len());
+        };
+        for i in 0..CALLS {
+            let (id, tool_name) = (format!("c{i}"), "read".to_owned());
+            apply(
+                &mut builder,
+                E::ToolcallStart {
+                    content_index: i,
+                    id,
+                    tool_name,
+                },
+            );
+        }
+        assert_eq!(builder.pending.by_block.len(), CALLS);
+        for i in (0..CALLS).rev() {
+            apply(&mut builder, delta("toolcall", i, "{\"path\":"));
+        }
+        for i in 0..CALLS {
+            apply(&mut builder, delta("toolcall", i, &format!("\"f{i}\"}}")));
+        }
+        assert_eq!(builder.pending_arguments(7), Some("{\"path\":\"f7\"}"));
+        // A delta for a block past the end is ignored, and grows nothing.
+        apply(&mut builder, delta("toolcall", usize::MAX, "x"));
+        // Ends from both sides toward the middle, half settled by the builder, half whole.
+        for step in 0..CALLS {
+            let i = if step % 2 == 0 {
+                step / 2
+            } else {
+                CALLS - 1 - step / 2
+            };
+            let tool_call = (i % 2 == 0)
+                .then(|| ToolCall::new(format!("c{i}"), "read", json!({"path": format!("f{i}")})));
+            apply(
+                &mut builder,
+                E::ToolcallEnd {
+                    content_index: i,
+                    tool_call,
+                },
+            );
+        }
+        assert_eq!(builder.pending, PendingArguments::default());
+        for (i, block) in builder.message().content.iter().enumerate() {
+            let expected = ToolCall::new(format!("c{i}"), "read", json!({"path": format!("f{i}")}));
+            assert_eq!(block, &ContentBlock::ToolCall(expected));
+        }
     }
 
     #[test]

@@ -33,6 +33,10 @@
 //! thinking block, a text block and a tool call (`support::many`), at `n` and `4n`: a linear
 //! decoder takes four times as long for the second (issue 10 item 8). Instruction counts of the
 //! same work, stable on a busy machine, come from `examples/decode_many.rs`.
+//!
+//! `parallel/responses-parallel/<n>` decodes `n` Responses `function_call` items that are all
+//! open at once (`support::many::PARALLEL`), at `n` and `4n`: the shape that showed the
+//! message builder's per-event search of the open calls (issue 22 item 6).
 
 // A benchmark: a broken setup should stop the run loudly.
 #![allow(clippy::unwrap_used)]
@@ -114,6 +118,29 @@ fn bench_many(c: &mut Criterion) {
         }
         group.finish();
     }
+}
+
+/// Parallel calls in the smaller `parallel` stream; the larger has four times as many.
+const PARALLEL_CALLS: usize = 2000;
+
+fn bench_parallel(c: &mut Criterion) {
+    let mut group = c.benchmark_group(format!("parallel/{}", support::many::PARALLEL));
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    for n in [PARALLEL_CALLS, 4 * PARALLEL_CALLS] {
+        let body = support::many::body(support::many::PARALLEL, n);
+        let reads = support::reads(body.as_bytes(), 0x5EED_4EAD);
+        assert_eq!(
+            support::many::decode(support::many::PARALLEL, &reads).unwrap(),
+            n
+        );
+        group.bench_function(n.to_string(), |b| {
+            b.iter(|| support::many::decode(support::many::PARALLEL, black_box(&reads)))
+        });
+    }
+    group.finish();
 }
 
 /// Rounds of the interleaved ratio measurement.
@@ -223,6 +250,7 @@ fn main() {
         bench_api(&mut criterion, api, reads, &json_payloads(frames));
     }
     bench_many(&mut criterion);
+    bench_parallel(&mut criterion);
     criterion.final_summary();
     if measuring() {
         for (api, (reads, frames)) in apis.iter().zip(&prepared) {

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo build --release -p clawloop-providers --example decode_many
-//! for api in completions responses anthropic gemini ollama; do for n in 2000 8000; do
+//! for api in completions responses anthropic gemini ollama responses-parallel; do for n in 2000 8000; do
 //!   valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='decode_many::run' \
 //!     target/release/examples/decode_many $api $n 2>&1 | grep Collected
 //! done; done

@@ -16,9 +16,20 @@ use super::decode_body;
 /// The five wire APIs, by the names the example and the bench use.
 pub const APIS: [&str; 5] = ["completions", "responses", "anthropic", "gemini", "ollama"];
 
-/// The body of `n` rounds in `api`'s wire format.
+/// A Responses stream of `n` `function_call` items that are all open at once (issue 22 item 6):
+/// every item is added, then each call's arguments arrive in two interleaved passes, then
+/// every item is done. A decoder, or the message builder behind it, that searches the open
+/// calls per event costs O(n²) here, which the sequential rounds never show. Its final message
+/// has `n` blocks, not `3n`.
+pub const PARALLEL: &str = "responses-parallel";
+
+/// The body of `n` rounds in `api`'s wire format ([`PARALLEL`]: `n` parallel calls).
 pub fn body(api: &str, n: usize) -> String {
     let mut out = String::new();
+    if api == PARALLEL {
+        parallel_calls(&mut out, n);
+        return out;
+    }
     for i in 0..n {
         match api {
             "completions" => completions_round(&mut out, i),
@@ -75,7 +86,7 @@ pub fn decode(api: &str, reads: &[&[u8]]) -> Result<usize, String> {
             framing,
             reads,
         ),
-        "responses" => decode_body(
+        "responses" | PARALLEL => decode_body(
             openai_responses::ResponsesDecoder::new(initial("openai-responses"), prices),
             framing,
             reads,
@@ -199,6 +210,48 @@ fn responses_round(out: &mut String, i: usize) {
         format!(
             r#""output_index":{fc},"item":{{"id":"fc_{i}","type":"function_call","call_id":"call_{i}","name":"read","arguments":"{{\"path\":\"f{i}.txt\"}}"}}"#
         ),
+    );
+}
+
+fn parallel_calls(out: &mut String, n: usize) {
+    let mut event = |kind: &str, rest: String| {
+        sse(out, kind, &format!(r#"{{"type":"{kind}",{rest}}}"#));
+    };
+    let call = |i: usize, arguments: &str| {
+        format!(
+            r#"{{"id":"fc_{i}","type":"function_call","call_id":"call_{i}","name":"read","arguments":"{arguments}"}}"#
+        )
+    };
+    for i in 0..n {
+        event(
+            "response.output_item.added",
+            format!(r#""output_index":{i},"item":{}"#, call(i, "")),
+        );
+    }
+    for i in 0..n {
+        event(
+            "response.function_call_arguments.delta",
+            format!(r#""item_id":"fc_{i}","output_index":{i},"delta":"{{\"path\":""#),
+        );
+    }
+    for i in 0..n {
+        event(
+            "response.function_call_arguments.delta",
+            format!(r#""item_id":"fc_{i}","output_index":{i},"delta":"\"f{i}.txt\"}}""#),
+        );
+    }
+    for i in 0..n {
+        event(
+            "response.output_item.done",
+            format!(
+                r#""output_index":{i},"item":{}"#,
+                call(i, &format!(r#"{{\"path\":\"f{i}.txt\"}}"#))
+            ),
+        );
+    }
+    event(
+        "response.completed",
+        r#""response":{"status":"completed","usage":{"input_tokens":9,"output_tokens":9,"total_tokens":18}}"#.to_owned(),
     );
 }
 
