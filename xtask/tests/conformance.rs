@@ -4,58 +4,12 @@
 //! bury the rest of `cargo test`); failures and the summary line are printed as
 //! `cargo xtask conformance` prints them.
 //!
-//! It answers libtest's arguments as far as one test named `conformance` needs: `--list`, a
-//! name filter, `--skip`, `--ignored` (it is not ignored), and flags it has no use for.
+//! Which of libtest's arguments it answers: [`xtask::conformance::test_target`].
 
 use std::process::ExitCode;
 
+use xtask::conformance::test_target::{Asked, NAME, asked};
 use xtask::conformance::{self, Exit, Options, kinds};
-
-/// The one test's name, as filters and `--list` see it.
-const NAME: &str = "conformance";
-
-/// libtest flags followed by a value, which is then no name filter.
-const VALUED_FLAGS: [&str; 7] = [
-    "--test-threads",
-    "--format",
-    "--color",
-    "--logfile",
-    "--report-time",
-    "--shuffle-seed",
-    "-Z",
-];
-
-/// What the arguments ask of this target.
-enum Asked {
-    List,
-    Run,
-    Skip,
-}
-
-fn asked(args: &[String]) -> Asked {
-    let mut filters = Vec::new();
-    let mut skipped = false;
-    let mut ignored_only = false;
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--list" => return Asked::List,
-            "--ignored" => ignored_only = true,
-            "--skip" => skipped |= args.next().is_some_and(|s| NAME.contains(s.as_str())),
-            flag if VALUED_FLAGS.contains(&flag) => {
-                args.next();
-            }
-            flag if flag.starts_with('-') => {}
-            filter => filters.push(filter),
-        }
-    }
-    let selected = filters.is_empty() || filters.iter().any(|f| NAME.contains(f));
-    if selected && !skipped && !ignored_only {
-        Asked::Run
-    } else {
-        Asked::Skip
-    }
-}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -11,6 +11,7 @@ pub mod scenario;
 pub mod shorthand;
 pub mod strict_json;
 pub mod summary;
+pub mod test_target;
 
 use std::collections::HashMap;
 use std::io::{self, Write};
