@@ -19,10 +19,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::block_chunker::{BlockChunker, ChunkingOptions};
 use crate::compaction_wait::{CompactionGate, CompactionWait};
-use crate::messaging_dedupe::{
-    MAX_MESSAGING_SENT_ENTRIES, is_messaging_tool_duplicate_normalized,
-    normalize_text_for_comparison,
-};
+use crate::messaging_dedupe::normalize_text_for_comparison;
 use crate::reply_directives::{
     PendingToolMedia, SILENT_REPLY_TOKEN, StreamingDirectiveAccumulator,
 };
@@ -33,14 +30,15 @@ use crate::tag_filter::{TagFilter, TagFilterOptions};
 use crate::tool_display::{HomeDisplay, ToolResultFormat, VerboseLevel};
 use crate::tool_meta::{
     LastToolError, ToolCallSummary, ToolMeta, extract_tool_error_message, is_cron_add,
-    is_messaging_send, is_same_tool_mutation_action, is_tool_result_error, messaging_media_urls,
-    messaging_target, messaging_text, normalize_tool_name,
+    is_same_tool_mutation_action, is_tool_result_error, normalize_tool_name,
 };
 use crate::usage_accumulator::{UsageAccumulator, UsageTotals};
 use clawloop_core::js_text::{js_trim, js_trim_end, js_trim_start};
 
 mod message_text;
+mod messaging_ledger;
 pub use message_text::{extract_assistant_text, extract_assistant_thinking};
+use messaging_ledger::MessagingLedger;
 mod directive_scan;
 mod payload_key;
 pub use payload_key::block_reply_payload_key;
@@ -267,13 +265,7 @@ pub struct Subscription<S: SubscriptionSink> {
     compaction_count: u32,
 
     // Messaging.
-    messaging_sent_texts: Vec<String>,
-    messaging_sent_normalized: Vec<String>,
-    messaging_sent_targets: Vec<MessagingToolTarget>,
-    messaging_sent_media_urls: Vec<String>,
-    pending_messaging_texts: HashMap<String, String>,
-    pending_messaging_targets: HashMap<String, MessagingToolTarget>,
-    pending_messaging_media: HashMap<String, Vec<String>>,
+    messaging: MessagingLedger,
     successful_cron_adds: u32,
 
     // Liveness and usage.
@@ -329,13 +321,7 @@ impl<S: SubscriptionSink> Subscription<S> {
             ignoring_message: false,
             compaction: CompactionGate::default(),
             compaction_count: 0,
-            messaging_sent_texts: Vec::new(),
-            messaging_sent_normalized: Vec::new(),
-            messaging_sent_targets: Vec::new(),
-            messaging_sent_media_urls: Vec::new(),
-            pending_messaging_texts: HashMap::new(),
-            pending_messaging_targets: HashMap::new(),
-            pending_messaging_media: HashMap::new(),
+            messaging: MessagingLedger::default(),
             successful_cron_adds: 0,
             replay_invalid: false,
             had_potential_side_effects: false,
@@ -380,19 +366,19 @@ impl<S: SubscriptionSink> Subscription<S> {
     }
     /// Texts messaging tools sent successfully (at most the 200 most recent).
     pub fn messaging_tool_sent_texts(&self) -> &[String] {
-        &self.messaging_sent_texts
+        &self.messaging.sent_texts
     }
     /// Recipients messaging tools sent to successfully.
     pub fn messaging_tool_sent_targets(&self) -> &[MessagingToolTarget] {
-        &self.messaging_sent_targets
+        &self.messaging.sent_targets
     }
     /// Media messaging tools sent successfully.
     pub fn messaging_tool_sent_media_urls(&self) -> &[String] {
-        &self.messaging_sent_media_urls
+        &self.messaging.sent_media_urls
     }
     /// `true` when a messaging tool sent text (the final reply is then usually redundant).
     pub fn did_send_via_messaging_tool(&self) -> bool {
-        !self.messaging_sent_texts.is_empty()
+        !self.messaging.sent_texts.is_empty()
     }
     /// Successful `cron` `add` calls.
     pub fn successful_cron_adds(&self) -> u32 {
@@ -893,12 +879,7 @@ impl<S: SubscriptionSink> Subscription<S> {
     }
 
     fn is_messaging_duplicate(&self, text: &str) -> bool {
-        // Nothing sent, nothing to duplicate: skip normalizing the text.
-        !self.messaging_sent_normalized.is_empty()
-            && is_messaging_tool_duplicate_normalized(
-                &normalize_text_for_comparison(text),
-                &self.messaging_sent_normalized,
-            )
+        self.messaging.is_duplicate(text)
     }
 
     /// OpenClaw `emitBlockChunk` for a chunk of the already tag-filtered text (see
@@ -1129,7 +1110,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         };
         let text = TagFilter::strip(&visible, tag_options);
         if js_trim(&text) == SILENT_REPLY_TOKEN
-            && let Some(last) = self.messaging_sent_texts.last()
+            && let Some(last) = self.messaging.sent_texts.last()
             && !js_trim(last).is_empty()
         {
             return js_trim(last).to_owned();
@@ -1202,40 +1183,12 @@ impl<S: SubscriptionSink> Subscription<S> {
         }
 
         // Messaging sends are pending until the tool succeeds.
-        if is_messaging_send(&tool_name, args, &self.options.channel_messaging_tools) {
-            if let Some(to) = messaging_target(&tool_name, args) {
-                let provider = ["provider", "channel"]
-                    .iter()
-                    .find_map(|k| args.get(*k).and_then(Value::as_str))
-                    .map(js_trim)
-                    .filter(|s| !s.is_empty())
-                    .map_or_else(|| tool_name.clone(), str::to_lowercase);
-                let account_id = args
-                    .get("accountId")
-                    .and_then(Value::as_str)
-                    .map(js_trim)
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_owned);
-                self.pending_messaging_targets.insert(
-                    tool_call_id.to_owned(),
-                    MessagingToolTarget {
-                        tool: tool_name.clone(),
-                        provider,
-                        account_id,
-                        to,
-                    },
-                );
-            }
-            if let Some(text) = messaging_text(args) {
-                self.pending_messaging_texts
-                    .insert(tool_call_id.to_owned(), text.to_owned());
-            }
-            let media = messaging_media_urls(args);
-            if !media.is_empty() {
-                self.pending_messaging_media
-                    .insert(tool_call_id.to_owned(), media);
-            }
-        }
+        self.messaging.start(
+            tool_call_id,
+            &tool_name,
+            args,
+            &self.options.channel_messaging_tools,
+        );
     }
 
     fn on_tool_end(
@@ -1283,47 +1236,16 @@ impl<S: SubscriptionSink> Subscription<S> {
             self.had_potential_side_effects = true;
         }
 
-        // Messaging sends count only once they succeeded: suppressing a reply because of a
-        // send that then failed would lose the message.
-        let pending_text = self.pending_messaging_texts.remove(tool_call_id);
-        let pending_target = self.pending_messaging_targets.remove(tool_call_id);
-        let pending_media = self
-            .pending_messaging_media
-            .remove(tool_call_id)
-            .unwrap_or_default();
-        if !is_tool_error {
-            if let Some(text) = pending_text {
-                self.messaging_sent_normalized
-                    .push(normalize_text_for_comparison(&text));
-                self.messaging_sent_texts.push(text);
-            }
-            if let Some(target) = pending_target {
-                self.messaging_sent_targets.push(target);
-            }
-            let is_send = !pending_media.is_empty()
-                || is_messaging_send(
-                    &tool_name,
-                    &start_args,
-                    &self.options.channel_messaging_tools,
-                );
-            if is_send {
-                let mut media = pending_media;
-                for url in messaging_media_urls(&result_json).into_iter().chain(
-                    result_json
-                        .get("details")
-                        .map(messaging_media_urls)
-                        .unwrap_or_default(),
-                ) {
-                    if !media.contains(&url) {
-                        media.push(url);
-                    }
-                }
-                self.messaging_sent_media_urls.extend(media);
-            }
-            self.trim_messaging_sent();
-            if is_cron_add(&tool_name, &start_args) {
-                self.successful_cron_adds = self.successful_cron_adds.saturating_add(1);
-            }
+        self.messaging.end(
+            tool_call_id,
+            !is_tool_error,
+            &tool_name,
+            &start_args,
+            &result_json,
+            &self.options.channel_messaging_tools,
+        );
+        if !is_tool_error && is_cron_add(&tool_name, &start_args) {
+            self.successful_cron_adds = self.successful_cron_adds.saturating_add(1);
         }
 
         self.sink.on_agent_event(SubscriptionEvent::ToolResult {
@@ -1334,19 +1256,6 @@ impl<S: SubscriptionSink> Subscription<S> {
         });
         self.emit_tool_output(&tool_name, summary.meta.as_deref(), &result_json);
         self.queue_tool_media(&tool_name, &result_json, is_tool_error);
-    }
-
-    fn trim_messaging_sent(&mut self) {
-        fn keep_recent<T>(v: &mut Vec<T>) {
-            if v.len() > MAX_MESSAGING_SENT_ENTRIES {
-                let overflow = v.len() - MAX_MESSAGING_SENT_ENTRIES;
-                v.drain(..overflow);
-            }
-        }
-        keep_recent(&mut self.messaging_sent_texts);
-        keep_recent(&mut self.messaging_sent_normalized);
-        keep_recent(&mut self.messaging_sent_targets);
-        keep_recent(&mut self.messaging_sent_media_urls);
     }
 
     // ---- compaction and agent_end ----------------------------------------------------------
@@ -1377,13 +1286,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         self.tool_metas.clear();
         self.started_tools.clear();
         self.last_tool_error = None;
-        self.messaging_sent_texts.clear();
-        self.messaging_sent_normalized.clear();
-        self.messaging_sent_targets.clear();
-        self.messaging_sent_media_urls.clear();
-        self.pending_messaging_texts.clear();
-        self.pending_messaging_targets.clear();
-        self.pending_messaging_media.clear();
+        self.messaging = MessagingLedger::default();
         self.pending_tool_media.clear();
         self.successful_cron_adds = 0;
         // Side effects already happened and stay known; the replay marker starts over.
