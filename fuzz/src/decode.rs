@@ -2,8 +2,8 @@
 //! `start`, [`BodyDecoder`] over the reads, then `finish` or `fail`.
 
 use clawloop_core::message::ContentBlock;
-use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost, StopReason};
-use clawloop_providers::stream_driver::{BodyDecoder, BodyError, Progress, WireDecoder};
+use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost};
+use clawloop_providers::stream_driver::{WireDecoder, decode_reads};
 use clawloop_providers::transport::DEFAULT_MAX_EVENT_BYTES;
 
 use crate::split::{Rng, reads};
@@ -51,36 +51,7 @@ fn run<D: WireDecoder>(
     reads: &[&[u8]],
     limit: usize,
 ) -> Vec<AssistantMessageEvent> {
-    let mut out = vec![decoder.start()];
-    let mut body = BodyDecoder::new(decoder, D::framing(content_type), limit);
-    let mut result = Ok(());
-    let mut complete = false;
-    for read in reads {
-        match body.feed(read, &mut out) {
-            Ok(Progress::More) => {}
-            Ok(Progress::Complete) => {
-                complete = true;
-                break;
-            }
-            Err(error) => {
-                result = Err(error);
-                break;
-            }
-        }
-    }
-    if !complete && result.is_ok() {
-        result = body.end(&mut out);
-    }
-    let decoder = body.into_decoder();
-    match result {
-        Ok(()) => decoder.finish(&mut out),
-        Err(BodyError::Transport(error)) => {
-            let message = D::transport_error_message(&error);
-            decoder.fail(StopReason::Error, message, &mut out);
-        }
-        Err(BodyError::Decode(message)) => decoder.fail(StopReason::Error, message, &mut out),
-    }
-    out
+    decode_reads(decoder, D::framing(content_type), reads, limit)
 }
 
 /// `start` first, exactly one terminal event and it last, every content event inside the

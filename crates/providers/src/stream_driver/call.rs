@@ -2,9 +2,10 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use clawloop_core::{AssistantEventStream, AssistantMessageEvent, StopReason};
+use clawloop_core::{AssistantEventStream, AssistantMessageEvent};
 use tokio_util::sync::CancellationToken;
 
+use super::decode_reads::{end_stream, stop_reason};
 use super::{BodyDecoder, BodyError, Framing, Progress, WireDecoder};
 use crate::transport::{CallDiagnostics, HttpRequest, HttpTransport, ResponseBody, TransportError};
 
@@ -61,15 +62,14 @@ where
                 }
             },
         };
-        let decoder = reader.into_decoder();
-        match result {
-            Ok(()) => decoder.finish(&mut out),
-            Err(BodyError::Transport(error)) => {
-                report.record(&error);
-                decoder.fail(stop_reason(&error), D::transport_error_message(&error), &mut out);
-                attach_diagnostics(&mut out, &error);
-            }
-            Err(BodyError::Decode(message)) => decoder.fail(StopReason::Error, message, &mut out),
+        let transport_error = match &result {
+            Err(BodyError::Transport(error)) => Some(error.clone()),
+            Ok(()) | Err(BodyError::Decode(_)) => None,
+        };
+        end_stream(reader.into_decoder(), result, &mut out);
+        if let Some(error) = transport_error {
+            report.record(&error);
+            attach_diagnostics(&mut out, &error);
         }
         for event in out { yield event; }
     };
@@ -107,17 +107,6 @@ fn html_page(body: &ResponseBody, framing: Framing) -> Option<BodyError> {
             framing.stream_name()
         ))
     })
-}
-
-/// How a transport failure ends the stream: `aborted` when the caller cancelled, else `error`.
-fn stop_reason(error: &TransportError) -> StopReason {
-    match error {
-        TransportError::Aborted => StopReason::Aborted,
-        TransportError::Http(_)
-        | TransportError::Connect(_)
-        | TransportError::Body(_)
-        | TransportError::Frame(_) => StopReason::Error,
-    }
 }
 
 /// Puts an HTTP failure's data (status, `retry-after`, request id, error code) on the failed

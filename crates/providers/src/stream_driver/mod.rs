@@ -10,11 +10,15 @@
 //!   buffers ([`SseFramer::feed_with`](crate::transport::SseFramer::feed_with)), with no
 //!   allocation per event.
 //! * `stream_call`: the async loop over the transport, shared by the five API clients.
+//! * [`decode_reads`]: the same loop over a body already in memory (fixtures, benchmarks,
+//!   fuzzing, the test kit's encoders).
 
 mod body_decoder;
 mod call;
+mod decode_reads;
 mod wire_decoder;
 
 pub use body_decoder::{BodyDecoder, BodyError, Progress};
 pub(crate) use call::{now_ms, stream_call};
+pub use decode_reads::decode_reads;
 pub use wire_decoder::{Frame, Framing, WireDecoder, is_json};

@@ -166,36 +166,22 @@ mod tests {
     use super::*;
     use crate::{ScriptedToolCall, ScriptedUsage};
     use clawloop_core::message::{ContentBlock, ThinkingContent, ToolCall};
-    use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost, StopReason, Usage};
+    use clawloop_core::{AssistantMessage, ModelCost, StopReason, Usage};
     use clawloop_providers::anthropic_messages::EventDecoder;
     use clawloop_providers::transport::SseFramer;
     use pretty_assertions::assert_eq;
 
     /// Frames and decodes `chunks` as the client would.
     fn decode(chunks: &[Vec<u8>]) -> AssistantMessage {
-        let mut framer = SseFramer::new(1 << 20);
-        let mut decoder = EventDecoder::new(
-            AssistantMessage::empty("anthropic-messages", "anthropic", "claude", 0),
-            ModelCost::default(),
-        );
-        let mut out = Vec::new();
         for chunk in chunks {
             let mut frames = Vec::new();
-            framer.feed(chunk, &mut frames).unwrap();
+            SseFramer::new(1 << 20).feed(chunk, &mut frames).unwrap();
             assert_eq!(frames.len(), 1, "one SSE event per chunk");
-            for frame in frames {
-                if let Err(e) = decoder.on_event(&frame.event, &frame.data, &mut out) {
-                    let mut end = Vec::new();
-                    decoder.fail(StopReason::Error, e.0, &mut end);
-                    return end[0].final_message().unwrap().clone();
-                }
-            }
         }
-        decoder.finish(&mut out);
-        match out.pop() {
-            Some(AssistantMessageEvent::Done { message, .. }) => *message,
-            other => panic!("{other:?}"),
-        }
+        let initial = AssistantMessage::empty("anthropic-messages", "anthropic", "claude", 0);
+        let events =
+            super::super::decoded(EventDecoder::new(initial, ModelCost::default()), chunks);
+        super::super::final_message(&events)
     }
 
     #[test]

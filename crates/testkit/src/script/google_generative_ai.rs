@@ -137,38 +137,17 @@ pub fn wire_roles(request_body: &Value) -> Vec<String> {
 mod tests {
     use super::*;
     use clawloop_core::message::{ContentBlock, ThinkingContent, ToolCall};
-    use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost, StopReason};
+    use clawloop_core::{AssistantMessage, ModelCost, StopReason};
     use clawloop_providers::google_generative_ai::ChunkDecoder;
-    use clawloop_providers::transport::SseFramer;
     use pretty_assertions::assert_eq;
 
     fn round_trip(reply: serde_json::Value) -> AssistantMessage {
         let reply: ScriptedReply = serde_json::from_value(reply).unwrap();
-        let body: Vec<u8> = encode_reply(&reply, "gemini-2.5-flash").concat();
-        let mut framer = SseFramer::new(1 << 20);
-        let mut frames = Vec::new();
-        framer.feed(&body, &mut frames).unwrap();
-        framer.finish(&mut frames).unwrap();
         let initial =
             AssistantMessage::empty("google-generative-ai", "google", "gemini-2.5-flash", 9);
-        let mut decoder = ChunkDecoder::new(initial, ModelCost::default());
-        let mut out = Vec::new();
-        let mut failed = None;
-        for frame in &frames {
-            if let Err(e) = decoder.on_data(&frame.data, &mut out) {
-                failed = Some(e.0);
-                break;
-            }
-        }
-        match failed {
-            Some(message) => decoder.fail(StopReason::Error, message, &mut out),
-            None => decoder.finish(&mut out),
-        }
-        let message = match out.last() {
-            Some(AssistantMessageEvent::Done { message, .. }) => (**message).clone(),
-            Some(AssistantMessageEvent::Error { error, .. }) => (**error).clone(),
-            _ => panic!("no terminal event"),
-        };
+        let decoder = ChunkDecoder::new(initial, ModelCost::default());
+        let events = super::super::decoded(decoder, &encode_reply(&reply, "gemini-2.5-flash"));
+        let message = super::super::final_message(&events);
         mask_generated_ids(message)
     }
 

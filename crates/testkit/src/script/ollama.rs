@@ -106,37 +106,16 @@ pub fn wire_roles(request_body: &Value) -> Vec<String> {
 mod tests {
     use super::*;
     use clawloop_core::message::{ContentBlock, ThinkingContent, ToolCall};
-    use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost, StopReason};
+    use clawloop_core::{AssistantMessage, ModelCost, StopReason};
     use clawloop_providers::ollama::ChunkDecoder;
-    use clawloop_providers::transport::NdjsonFramer;
     use pretty_assertions::assert_eq;
 
     fn round_trip(reply: Value) -> AssistantMessage {
         let reply: ScriptedReply = serde_json::from_value(reply).unwrap();
-        let body: Vec<u8> = encode_reply(&reply, "qwen3:8b").concat();
-        let mut framer = NdjsonFramer::new(1 << 20);
-        let mut lines = Vec::new();
-        framer.feed(&body, &mut lines).unwrap();
-        framer.finish(&mut lines).unwrap();
         let initial = AssistantMessage::empty("ollama", "ollama", "qwen3:8b", 3);
-        let mut decoder = ChunkDecoder::new(initial, ModelCost::default());
-        let mut out = Vec::new();
-        let mut failed = None;
-        for line in &lines {
-            if let Err(e) = decoder.on_line(line, &mut out) {
-                failed = Some(e.0);
-                break;
-            }
-        }
-        match failed {
-            Some(message) => decoder.fail(StopReason::Error, message, &mut out),
-            None => decoder.finish(&mut out),
-        }
-        let message = match out.last() {
-            Some(AssistantMessageEvent::Done { message, .. }) => (**message).clone(),
-            Some(AssistantMessageEvent::Error { error, .. }) => (**error).clone(),
-            _ => panic!("no terminal event"),
-        };
+        let decoder = ChunkDecoder::new(initial, ModelCost::default());
+        let events = super::super::decoded(decoder, &encode_reply(&reply, "qwen3:8b"));
+        let message = super::super::final_message(&events);
         mask_generated_ids(message)
     }
 

@@ -145,36 +145,17 @@ mod tests {
     use super::*;
     use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost, StopReason};
     use clawloop_providers::openai_completions::ChunkDecoder;
-    use clawloop_providers::transport::SseFramer;
     use pretty_assertions::assert_eq;
 
     fn decode(chunks: &[Vec<u8>]) -> (Vec<&'static str>, AssistantMessage) {
-        let mut framer = SseFramer::new(1 << 20);
-        let mut frames = Vec::new();
-        for chunk in chunks {
-            framer.feed(chunk, &mut frames).unwrap();
-        }
-        framer.finish(&mut frames).unwrap();
         let initial = AssistantMessage::empty("openai-completions", "openai", "m", 0);
-        let mut decoder = ChunkDecoder::new(initial, ModelCost::default());
-        let mut events = vec![decoder.start()];
-        let mut failed = None;
-        for frame in &frames {
-            if let Err(e) = decoder.on_data(&frame.data, &mut events) {
-                failed = Some(e.0);
-                break;
-            }
-        }
-        match failed {
-            Some(message) => decoder.fail(StopReason::Error, message, &mut events),
-            None => decoder.finish(&mut events),
-        }
+        let events =
+            super::super::decoded(ChunkDecoder::new(initial, ModelCost::default()), chunks);
         let types = events
             .iter()
             .map(AssistantMessageEvent::type_name)
             .collect();
-        let message = events.last().unwrap().final_message().unwrap().clone();
-        (types, message)
+        (types, super::super::final_message(&events))
     }
 
     fn reply(json: Value) -> ScriptedReply {

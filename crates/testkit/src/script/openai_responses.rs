@@ -255,29 +255,15 @@ mod tests {
     use clawloop_core::message::{ContentBlock, TextContent, ToolCall};
     use clawloop_core::{AssistantMessage, AssistantMessageEvent, ModelCost, StopReason};
     use clawloop_providers::openai_responses::ResponsesDecoder;
-    use clawloop_providers::transport::SseFramer;
     use pretty_assertions::assert_eq;
 
+    /// The events after `start` (these tests pin what the body itself produces).
     fn decode(chunks: &[Vec<u8>]) -> Vec<AssistantMessageEvent> {
-        let mut framer = SseFramer::new(1 << 20);
-        let mut frames = Vec::new();
-        let mut decoder = ResponsesDecoder::new(
-            AssistantMessage::empty("openai-responses", "openai", "gpt-5", 0),
-            ModelCost::default(),
-        );
-        let mut out = Vec::new();
-        for chunk in chunks {
-            framer.feed(chunk, &mut frames).unwrap();
-        }
-        framer.finish(&mut frames).unwrap();
-        for frame in &frames {
-            if let Err(e) = decoder.on_data(&frame.event, &frame.data, &mut out) {
-                decoder.fail(StopReason::Error, e.0, &mut out);
-                return out;
-            }
-        }
-        decoder.finish(&mut out);
-        out
+        let initial = AssistantMessage::empty("openai-responses", "openai", "gpt-5", 0);
+        let mut events =
+            super::super::decoded(ResponsesDecoder::new(initial, ModelCost::default()), chunks);
+        events.remove(0);
+        events
     }
 
     fn reply(json: Value) -> ScriptedReply {
