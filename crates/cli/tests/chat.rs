@@ -213,12 +213,8 @@ async fn ctrl_c_during_a_turn_aborts_it_and_the_chat_goes_on() -> TestResult {
             "expectRequest": {"bodyContains": ["slow question", "after that"]},
             "reply": {"text": "Back."}}))?,
     ]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_clawloop"))
-        .arg("chat")
-        .arg("--workspace")
-        .arg(home.workspace())
-        .env("CLAWLOOP_HOME", home.home())
-        .env("NO_COLOR", "1")
+    let mut child = home
+        .command("chat")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -230,10 +226,7 @@ async fn ctrl_c_during_a_turn_aborts_it_and_the_chat_goes_on() -> TestResult {
     while server.requests().is_empty() {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()?;
-    assert!(status.success());
+    support::send_signal("INT", child.id())?;
     let out = tokio::task::spawn_blocking(move || child.wait_with_output()).await??;
     let stderr = text(&out.stderr);
     assert_eq!(
@@ -671,10 +664,7 @@ async fn on_a_terminal_an_interrupt_during_a_turn_aborts_it_and_prompts_again() 
     while server.requests().is_empty() {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    let status = Command::new("kill")
-        .args(["-INT", &pty.id().to_string()])
-        .status()?;
-    assert!(status.success());
+    support::send_signal("INT", pty.id())?;
     pty.expect("turn interrupted")?;
     pty.expect("› ")?;
     pty.send("after that\r")?;

@@ -4,47 +4,20 @@
 
 mod support;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use clawloop_testkit::ProviderScriptServer;
 use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
+use serde_json::json;
 use support::pty::Pty;
-use support::{Home, TestResult, live_processes_with};
+use support::{Home, TestResult, live_processes_with, send_signal};
 
 /// A hang guard, never an assertion on time.
 const GUARD: Duration = Duration::from_secs(30);
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn kill(signal: &str, pid: u32) -> TestResult {
-    let status = Command::new("kill")
-        .args([&format!("-{signal}"), &pid.to_string()])
-        .status()?;
-    assert!(status.success());
-    Ok(())
-}
-
-/// The tool call ids the session's transcript pairs with a result.
-fn tool_results(home: &Home) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
-    let sessions = home.home().join("agents/main/sessions");
-    let transcript = std::fs::read_dir(&sessions)?
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
-        .ok_or("no transcript")?;
-    let entries = std::fs::read_to_string(&transcript)?
-        .lines()
-        .map(serde_json::from_str::<Value>)
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(entries
-        .iter()
-        .filter(|entry| entry["message"]["role"] == "toolResult")
-        .map(|entry| entry["message"]["toolCallId"].clone())
-        .collect())
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -57,12 +30,8 @@ async fn sigterm_during_a_piped_chat_turn_aborts_it_cleanly_and_exits_143() -> T
             {"id": "call_sleep", "name": "bash", "arguments": {"command": format!("sleep {sleep}")}}
         ]}}),
     )?]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_clawloop"))
-        .arg("chat")
-        .arg("--workspace")
-        .arg(home.workspace())
-        .env("CLAWLOOP_HOME", home.home())
-        .env("NO_COLOR", "1")
+    let mut child = home
+        .command("chat")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -76,7 +45,7 @@ async fn sigterm_during_a_piped_chat_turn_aborts_it_cleanly_and_exits_143() -> T
         assert!(started.elapsed() < GUARD, "the bash tool never started");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    kill("TERM", child.id())?;
+    send_signal("TERM", child.id())?;
     let out = tokio::task::spawn_blocking(move || child.wait_with_output()).await??;
     drop(pipe);
     assert_eq!(out.status.code(), Some(143), "{}", text(&out.stderr));
@@ -93,7 +62,7 @@ async fn sigterm_during_a_piped_chat_turn_aborts_it_cleanly_and_exits_143() -> T
         assert!(started.elapsed() < GUARD, "the sleep outlived clawloop");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(tool_results(&home)?, [json!("call_sleep")]);
+    assert_eq!(home.tool_result_ids()?, [json!("call_sleep")]);
     Ok(())
 }
 
@@ -101,17 +70,9 @@ async fn sigterm_during_a_piped_chat_turn_aborts_it_cleanly_and_exits_143() -> T
 async fn sighup_at_an_idle_terminal_prompt_exits_129() -> TestResult {
     let server = ProviderScriptServer::start().await?;
     let home = Home::new(&server)?;
-    let mut pty = Pty::spawn(
-        Command::new(env!("CARGO_BIN_EXE_clawloop"))
-            .arg("chat")
-            .arg("--workspace")
-            .arg(home.workspace())
-            .env("CLAWLOOP_HOME", home.home())
-            .env("TERM", "xterm-256color")
-            .env("NO_COLOR", "1"),
-    )?;
+    let mut pty = Pty::spawn(home.command("chat").env("TERM", "xterm-256color"))?;
     pty.expect("› ")?;
-    kill("HUP", pty.id())?;
+    send_signal("HUP", pty.id())?;
     let (status, output) = pty.finish()?;
     assert_eq!(status.code(), Some(129), "{output:?}");
     assert!(server.requests().is_empty());
@@ -123,15 +84,7 @@ async fn sigterm_at_the_terminal_prompt_gives_the_terminal_back_in_cooked_mode()
     use rustix::termios::LocalModes;
     let server = ProviderScriptServer::start().await?;
     let home = Home::new(&server)?;
-    let mut pty = Pty::spawn(
-        Command::new(env!("CARGO_BIN_EXE_clawloop"))
-            .arg("chat")
-            .arg("--workspace")
-            .arg(home.workspace())
-            .env("CLAWLOOP_HOME", home.home())
-            .env("TERM", "xterm-256color")
-            .env("NO_COLOR", "1"),
-    )?;
+    let mut pty = Pty::spawn(home.command("chat").env("TERM", "xterm-256color"))?;
     pty.expect("› ")?;
     // The line editor reads in raw mode: no echo, no line discipline.
     let raw = pty.termios()?.local_modes;
@@ -139,7 +92,7 @@ async fn sigterm_at_the_terminal_prompt_gives_the_terminal_back_in_cooked_mode()
         !raw.contains(LocalModes::ECHO | LocalModes::ICANON),
         "{raw:?}"
     );
-    kill("TERM", pty.id())?;
+    send_signal("TERM", pty.id())?;
     let (status, output) = pty.finish()?;
     assert_eq!(status.code(), Some(143), "{output:?}");
     let after = pty.termios()?.local_modes;

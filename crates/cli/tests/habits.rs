@@ -12,7 +12,7 @@ use clawloop_testkit::ProviderScriptServer;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use support::pty::Pty;
-use support::{Home, TestResult, live_processes_with, reply};
+use support::{Home, TestResult, live_processes_with, reply, send_signal};
 
 /// A hang guard, never an assertion on time.
 const GUARD: Duration = Duration::from_secs(30);
@@ -466,10 +466,7 @@ async fn a_signal_stops_the_turn_cleanly(signal: &str, code: i32, sleep: &str) -
         assert!(started.elapsed() < GUARD, "the bash tool never started");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let status = Command::new("kill")
-        .args([&format!("-{signal}"), &child.id().to_string()])
-        .status()?;
-    assert!(status.success());
+    send_signal(signal, child.id())?;
     let out = tokio::task::spawn_blocking(move || child.wait_with_output()).await??;
     assert_eq!(out.status.code(), Some(code), "{}", text(&out.stderr));
     let _ = server.end_turn();
@@ -479,22 +476,7 @@ async fn a_signal_stops_the_turn_cleanly(signal: &str, code: i32, sleep: &str) -
         assert!(started.elapsed() < GUARD, "the sleep outlived clawloop");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let sessions = home.home().join("agents/main/sessions");
-    let transcript = std::fs::read_dir(&sessions)?
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
-        .ok_or("no transcript")?;
-    let entries = std::fs::read_to_string(&transcript)?
-        .lines()
-        .map(serde_json::from_str::<Value>)
-        .collect::<Result<Vec<_>, _>>()?;
-    let results: Vec<&Value> = entries
-        .iter()
-        .filter(|entry| entry["message"]["role"] == "toolResult")
-        .map(|entry| &entry["message"]["toolCallId"])
-        .collect();
-    assert_eq!(results, [&json!("call_sleep")], "{entries:#?}");
+    assert_eq!(home.tool_result_ids()?, [json!("call_sleep")]);
     Ok(())
 }
 

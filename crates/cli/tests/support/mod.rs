@@ -6,9 +6,10 @@
 pub mod pty;
 
 use std::path::PathBuf;
+use std::process::Command;
 
 use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// Errors of a test.
 pub type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -55,6 +56,47 @@ models = [{{ id = "m1", contextWindow = 128000, maxTokens = 4096 }}, {{ id = "m2
     pub fn workspace(&self) -> PathBuf {
         self.dir.path().join("workspace")
     }
+
+    /// `clawloop <subcommand> --workspace <workspace>` in this home, with `NO_COLOR` set.
+    pub fn command(&self, subcommand: &str) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_clawloop"));
+        command
+            .arg(subcommand)
+            .arg("--workspace")
+            .arg(self.workspace())
+            .env("CLAWLOOP_HOME", self.home())
+            .env("NO_COLOR", "1");
+        command
+    }
+
+    /// The tool call ids the home's session transcript pairs with a result, in file order
+    /// (every line must parse).
+    pub fn tool_result_ids(&self) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
+        let sessions = self.home().join("agents/main/sessions");
+        let transcript = std::fs::read_dir(&sessions)?
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+            .ok_or("no transcript")?;
+        let entries = std::fs::read_to_string(&transcript)?
+            .lines()
+            .map(serde_json::from_str::<Value>)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(entries
+            .iter()
+            .filter(|entry| entry["message"]["role"] == "toolResult")
+            .map(|entry| entry["message"]["toolCallId"].clone())
+            .collect())
+    }
+}
+
+/// Sends `signal` (a name such as `TERM`) to `pid` with kill(1).
+pub fn send_signal(signal: &str, pid: u32) -> TestResult {
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()?;
+    assert!(status.success(), "kill -{signal} {pid} failed");
+    Ok(())
 }
 
 /// A script of one reply with `text`.
