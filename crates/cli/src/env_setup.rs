@@ -3,6 +3,10 @@
 
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clawloop_core::sandbox::{SandboxMode, ToolSandbox};
+use clawloop_sandbox::LinuxSandbox;
 
 use clawloop_runner::config::Config;
 use clawloop_runner::prompt::PromptProfile;
@@ -33,8 +37,13 @@ pub struct Setup {
 }
 
 /// Loads the configuration of the home and builds the turn environment over `workspace`
-/// (default: the current directory). Every error is a usage or configuration error.
-pub fn setup(workspace: Option<&PathBuf>, tools: &ToolChoice) -> Result<Setup, String> {
+/// (default: the current directory), with the bash tool's sandbox of `sandbox` (default: the
+/// configured `sandbox.mode`). Every error is a usage or configuration error.
+pub fn setup(
+    workspace: Option<&PathBuf>,
+    tools: &ToolChoice,
+    sandbox: Option<SandboxMode>,
+) -> Result<Setup, String> {
     let home = home_dir().map_err(|err| err.to_string())?;
     let mut config: Config = load_config(&home).map_err(|err| err.to_string())?;
     let workspace = match workspace {
@@ -45,11 +54,15 @@ pub fn setup(workspace: Option<&PathBuf>, tools: &ToolChoice) -> Result<Setup, S
     if let ToolChoice::Only(names) = tools {
         config.agents.defaults.tools.allow = names.clone();
     }
+    let config_sandbox = config.sandbox.clone();
     let mut builder = TurnEnv::builder(home.clone(), workspace)
         .config(config)
         .prompt_profile(PromptProfile::Coding);
     if *tools == ToolChoice::None {
         builder = builder.tools(Vec::new());
+    }
+    if let Some(sandbox) = tool_sandbox(&config_sandbox, sandbox)? {
+        builder = builder.sandbox(sandbox);
     }
     let env = builder.build().map_err(|err| err.to_string())?;
     if let ToolChoice::Only(names) = tools {
@@ -88,4 +101,31 @@ pub fn check_model_ref(model: &str) -> Result<(), String> {
             "model `{model}`: expected `provider/model`, e.g. `openai/gpt-4o`"
         ))
     }
+}
+
+/// The sandbox of `mode` (else the configured one) with the `[sandbox]` table; `None` for
+/// `off`. Where it cannot work, the bash tool's calls fail closed saying so.
+fn tool_sandbox(
+    config: &clawloop_runner::config::SandboxConfig,
+    mode: Option<SandboxMode>,
+) -> Result<Option<ToolSandbox>, String> {
+    let mode = match mode {
+        Some(mode) => mode,
+        None => config
+            .mode()
+            .map_err(|err| format!("sandbox.mode: {err}"))?,
+    };
+    if mode == SandboxMode::Off {
+        return Ok(None);
+    }
+    Ok(Some(ToolSandbox::new(
+        Arc::new(LinuxSandbox::new()),
+        config.policy(mode),
+    )))
+}
+
+/// `--sandbox MODE`.
+pub fn parse_sandbox_mode(text: &str) -> Result<SandboxMode, String> {
+    text.parse()
+        .map_err(|err: clawloop_core::sandbox::UnknownSandboxMode| err.to_string())
 }

@@ -94,6 +94,8 @@ impl Command {
 }
 
 fn main() -> ExitCode {
+    // When started as the sandbox's helper, this confines itself, runs the command and exits.
+    clawloop_sandbox::exec_if_requested();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // The usage error (exit 2) or the help/version text (exit 0), as clap writes it.

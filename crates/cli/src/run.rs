@@ -69,6 +69,9 @@ pub struct RunArgs {
     /// The directory the tools work in (default: the current directory).
     #[arg(long)]
     workspace: Option<PathBuf>,
+    /// The bash tool's sandbox: workspace-write, read-only or off (default: `sandbox.mode`).
+    #[arg(long, value_name = "MODE", value_parser = crate::env_setup::parse_sandbox_mode)]
+    sandbox: Option<clawloop_core::sandbox::SandboxMode>,
     /// An image (PNG, JPEG, GIF or WebP) sent with the message; repeatable.
     #[arg(long, value_name = "PATH")]
     image: Vec<PathBuf>,
@@ -152,7 +155,7 @@ fn prepare(args: &RunArgs) -> Result<Prepared, String> {
     } else {
         ToolChoice::Configured
     };
-    let mut setup = setup(args.workspace.as_ref(), &tools)?;
+    let mut setup = setup(args.workspace.as_ref(), &tools, args.sandbox)?;
     crate::model_choice::settle(&mut setup.env, args.model.as_deref())?;
     let input = prompt_input(&args.prompt, &setup.env.workspace_dir)?;
     images.extend(input.images);

@@ -47,6 +47,9 @@ pub struct ChatArgs {
     /// The directory the tools work in (default: the current directory).
     #[arg(long)]
     pub workspace: Option<PathBuf>,
+    /// The bash tool's sandbox: workspace-write, read-only or off (default: `sandbox.mode`).
+    #[arg(long, value_name = "MODE", value_parser = crate::env_setup::parse_sandbox_mode)]
+    pub sandbox: Option<clawloop_core::sandbox::SandboxMode>,
 }
 
 impl ChatArgs {
@@ -66,6 +69,7 @@ impl ChatArgs {
             model: None,
             thinking: None,
             workspace: None,
+            sandbox: None,
         }
     }
 }

@@ -58,7 +58,12 @@ enum Next {
 
 /// Runs `clawloop chat`.
 pub fn main(args: ChatArgs) -> ExitCode {
-    let prepared = setup(args.workspace.as_ref(), &ToolChoice::Configured).and_then(|mut setup| {
+    let prepared = setup(
+        args.workspace.as_ref(),
+        &ToolChoice::Configured,
+        args.sandbox,
+    )
+    .and_then(|mut setup| {
         settle(&mut setup.env, args.model.as_deref())?;
         let target = session_target(&args, &setup)?;
         Ok((setup, target))
