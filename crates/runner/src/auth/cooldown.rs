@@ -187,8 +187,47 @@ pub fn soonest_cooldown_expiry(
     now_ms: f64,
     for_model: Option<&str>,
 ) -> Option<f64> {
-    let mut soonest: Option<f64> = None;
-    let mut latest_same_model: Option<f64> = None;
+    soonest_window_end(state, profile_ids, now_ms, for_model).map(|(_, until)| until)
+}
+
+/// The profile of a resting provider that is usable again first, and when: what a user who
+/// wants to go on now needs to know (or clear).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CooldownEnd {
+    /// The profile id.
+    pub profile_id: String,
+    /// When its window ends, in ms since the epoch.
+    pub until_ms: u64,
+}
+
+/// The profile whose window ends at [`soonest_cooldown_expiry`], when that end is still
+/// ahead of `now_ms`; `None` when none rests.
+pub fn soonest_cooldown_end(
+    state: &AuthState,
+    profile_ids: &[String],
+    now_ms: f64,
+    for_model: Option<&str>,
+) -> Option<CooldownEnd> {
+    let (id, until) = soonest_window_end(state, profile_ids, now_ms, for_model)?;
+    (until > now_ms).then(|| CooldownEnd {
+        profile_id: id.clone(),
+        // A valid store time is a positive integral number of ms, far below 2^53.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        until_ms: until as u64,
+    })
+}
+
+/// The one walk behind [`soonest_cooldown_expiry`] and [`soonest_cooldown_end`]: the profile
+/// whose window ends first, and that end (the latest counting among windows scoped to
+/// `for_model`).
+fn soonest_window_end<'a>(
+    state: &AuthState,
+    profile_ids: &'a [String],
+    now_ms: f64,
+    for_model: Option<&str>,
+) -> Option<(&'a String, f64)> {
+    let mut soonest: Option<(&String, f64)> = None;
+    let mut latest_same_model: Option<(&String, f64)> = None;
     for id in profile_ids {
         let Some(stats) = state.stats(id) else {
             continue;
@@ -205,52 +244,17 @@ pub fn soonest_cooldown_expiry(
                 && !is_active_window(stats.disabled_until, now_ms)
         });
         if scoped_to_this_model {
-            latest_same_model = Some(latest_same_model.map_or(until, |l| l.max(until)));
-        } else {
-            soonest = Some(soonest.map_or(until, |s| s.min(until)));
+            if latest_same_model.is_none_or(|(_, latest)| until > latest) {
+                latest_same_model = Some((id, until));
+            }
+        } else if soonest.is_none_or(|(_, first)| until < first) {
+            soonest = Some((id, until));
         }
     }
     match (soonest, latest_same_model) {
-        (Some(a), Some(b)) => Some(a.min(b)),
+        (Some(a), Some(b)) => Some(if b.1 < a.1 { b } else { a }),
         (a, b) => a.or(b),
     }
-}
-
-/// The profile of a resting provider that is usable again first, and when: what a user who
-/// wants to go on now needs to know (or clear).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CooldownEnd {
-    /// The profile id.
-    pub profile_id: String,
-    /// When its window ends, in ms since the epoch.
-    pub until_ms: u64,
-}
-
-/// Which of `profile_ids` rests at `now_ms` and is usable again first, ignoring rate-limit
-/// cooldowns scoped to another model than `for_model`; `None` when none rests.
-pub fn soonest_cooldown_end(
-    state: &AuthState,
-    profile_ids: &[String],
-    now_ms: f64,
-    for_model: Option<&str>,
-) -> Option<CooldownEnd> {
-    profile_ids
-        .iter()
-        .filter_map(|id| {
-            let stats = state.stats(id)?;
-            if bypasses_model_scope(stats, now_ms, for_model) {
-                return None;
-            }
-            let until = unusable_until(stats).filter(|until| *until > now_ms)?;
-            Some((id, until))
-        })
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(id, until)| CooldownEnd {
-            profile_id: id.clone(),
-            // A valid store time is a positive integral number of ms, far below 2^53.
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            until_ms: until as u64,
-        })
 }
 
 #[cfg(test)]
