@@ -18,11 +18,10 @@
 //!
 //! Exit status: 0 success, 1 failures, 2 usage errors or unparseable scenario files.
 
-use std::io;
 use std::process::ExitCode;
 
 use xtask::cli::{self, Command, USAGE};
-use xtask::{bench_e2e, bench_scale, ci, conformance, demo, docs, fuzz, interop, soak};
+use xtask::{bench_scale, ci, docs, fuzz, harness};
 
 mod bench;
 
@@ -38,7 +37,6 @@ fn main() -> ExitCode {
             2
         }
         Ok(Command::Ci) => ci::run(),
-        Ok(Command::Demo) => demo::run(),
         Ok(Command::Docs(check)) => docs::run(check),
         Ok(Command::Bench(name)) => match bench::packages(name.as_deref()) {
             Ok(packages) => bench::run(&packages),
@@ -47,21 +45,17 @@ fn main() -> ExitCode {
                 2
             }
         },
-        Ok(Command::BenchE2e(opts)) => bench_e2e::run(&opts),
         Ok(Command::BenchScale(opts)) => bench_scale::main(opts),
-        Ok(Command::Interop(opts)) => interop::run(&opts),
         Ok(Command::RealLlm(options)) => xtask::real_llm::run(&options),
         Ok(Command::Fuzz(opts)) => fuzz::run(&opts),
-        Ok(Command::Soak(opts)) => soak::run(&opts),
-        Ok(Command::Conformance(opts)) => match conformance::run(&opts, io::stdout().lock()) {
-            Ok(exit) => exit as u8,
-            // `… | head` closing the pipe is not worth a message; the status still says so.
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 2,
-            Err(e) => {
-                eprintln!("xtask conformance: cannot write output: {e}");
-                2
-            }
-        },
+        // The scripted provider is a dev-dependency (SPEC §1): these run in the example.
+        Ok(
+            Command::Demo
+            | Command::Conformance(_)
+            | Command::BenchE2e(_)
+            | Command::Interop(_)
+            | Command::Soak(_),
+        ) => harness::run(&args),
         Err(err) => {
             eprintln!("xtask: {err}\n\n{USAGE}");
             2

@@ -7,19 +7,41 @@
 //! up at run time: from the `CARGO_MANIFEST_DIR` that `cargo run` (and so the `cargo xtask`
 //! alias) sets for the process, then from the current directory, and only then from the
 //! build-time path.
+//!
+//! The `harness` example ([`crate::harness`]) is a second process that cargo starts with its
+//! own `CARGO_MANIFEST_DIR`, so the binary hands it the root it found in [`ROOT_ENV`], and
+//! that comes first. The example itself is built from the sources of the binary's own
+//! checkout ([`build_root`]): the two are one program, whichever checkout they work on.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+
+/// The variable the `xtask` binary names its workspace root in for the `harness` example.
+pub const ROOT_ENV: &str = "XTASK_WORKSPACE_ROOT";
 
 /// The workspace root of the checkout this run works on (found once per process).
 pub fn workspace_root() -> PathBuf {
     static ROOT: OnceLock<PathBuf> = OnceLock::new();
     ROOT.get_or_init(|| {
+        let handed = std::env::var_os(ROOT_ENV).map(PathBuf::from);
         let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
         let cwd = std::env::current_dir().ok();
-        find_root([manifest_dir.as_deref(), cwd.as_deref()]).unwrap_or_else(built_root)
+        find_root([handed.as_deref(), manifest_dir.as_deref(), cwd.as_deref()])
+            .unwrap_or_else(built_root)
     })
     .clone()
+}
+
+/// The checkout to build the `harness` example from: the one this binary was built from while
+/// it is still there (the checkout worked on may be another: a shared target directory), else
+/// the one worked on.
+pub fn build_root() -> PathBuf {
+    let built = built_root();
+    if is_workspace_root(&built) {
+        built
+    } else {
+        workspace_root()
+    }
 }
 
 /// The first clawloop workspace at or above one of `starts`, in order.
@@ -97,5 +119,6 @@ mod tests {
         let root = workspace_root();
         assert!(root.join("Cargo.toml").is_file());
         assert_eq!(root, built_root());
+        assert_eq!(build_root(), root);
     }
 }

@@ -2,8 +2,15 @@
 
 use std::path::PathBuf;
 
+use demo::{EDITED_TEXT, SUMMARY};
 use pretty_assertions::assert_eq;
-use xtask::demo::{self, EDITED_TEXT, SUMMARY};
+use xtask::conformance;
+
+// The harness example's module (it uses the dev-dependency clawloop-testkit, SPEC §1). This
+// test reaches only part of it.
+#[allow(dead_code)]
+#[path = "../harness/demo.rs"]
+mod demo;
 
 /// `target/<profile>/clawloop`: this test binary lives in `target/<profile>/deps/`. The binary
 /// is there whenever the workspace's tests were built (`cargo test --workspace`, or after

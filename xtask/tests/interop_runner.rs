@@ -10,9 +10,16 @@
 use pretty_assertions::assert_eq;
 
 use clawloop_session::{SessionEntry, SessionOptions, Transcript};
-use xtask::interop::runner_case::{
+use interop::runner_case::{
     NOTE, NOTE_TEXT, SESSION_ID, SUMMARY, own_reader_differences, write_session,
 };
+use xtask::conformance;
+
+// The harness example's module (it uses the dev-dependency clawloop-testkit, SPEC §1); its
+// own unit tests run here too. This test reaches only part of it.
+#[allow(dead_code)]
+#[path = "../harness/interop/mod.rs"]
+mod interop;
 
 fn roles(messages: &[clawloop_core::message::AgentMessage]) -> Vec<&str> {
     messages.iter().map(|m| m.role()).collect()

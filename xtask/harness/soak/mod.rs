@@ -22,23 +22,7 @@ use clawloop_testkit::{FaultKind, FaultPlan, FaultRule, SplitRng};
 
 use child::{Fate, FinishedTurn, Launcher, RunningTurn};
 
-/// `soak` options.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Options {
-    /// How long to run turns.
-    pub minutes: u64,
-    /// Seeds faults, prompts and fates.
-    pub seed: u64,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            minutes: 5,
-            seed: 1,
-        }
-    }
-}
+pub use xtask::soak::Options;
 
 /// Processes running at once.
 const CONCURRENCY: usize = 3;

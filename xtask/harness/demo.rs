@@ -78,8 +78,9 @@ pub fn run() -> u8 {
     }
 }
 
-/// Builds the `clawloop` binary with `$CARGO` and returns its path, next to the running
-/// xtask binary (`cargo xtask` builds both into the same target directory and profile).
+/// Builds the `clawloop` binary with `$CARGO` and returns its path, in the profile directory
+/// of the running example (`cargo xtask` builds both into the same target directory and
+/// profile).
 fn build_clawloop() -> Result<PathBuf, DemoError> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     println!("==> building clawloop: {cargo} build -p clawloop");
@@ -96,7 +97,10 @@ fn build_clawloop() -> Result<PathBuf, DemoError> {
         Ok(exe) => exe,
         Err(e) => return fail("cannot locate the xtask binary", e),
     };
-    let binary = exe.with_file_name(binary_name());
+    let Some(profile_dir) = xtask::harness::profile_dir(&exe) else {
+        return fail("cannot locate the target directory", exe.display());
+    };
+    let binary = profile_dir.join(binary_name());
     if binary.is_file() {
         Ok(binary)
     } else {
