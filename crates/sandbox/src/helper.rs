@@ -3,16 +3,22 @@
 //!
 //! In the Landlock stage it stays as the command's parent, a child subreaper: every process
 //! the command leaves behind (`sleep 100 &`, a double-forked daemon) is re-parented to it and
-//! killed when the command ends or when the helper gets SIGTERM (the tool's abort).
+//! killed when the command ends, when the helper gets SIGTERM (the tool's abort), or when the
+//! host process is gone (SIGKILLed: it can clean nothing up). The host is watched through a
+//! pidfd, not `PR_SET_PDEATHSIG`: that signal fires when the *thread* that spawned the helper
+//! exits, which in a thread pool can be long before the host does.
 
 use std::ffi::OsString;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::{SigSet, Signal, kill};
+use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
@@ -67,6 +73,7 @@ fn run(args: Vec<OsString>) -> Result<i32, String> {
     nix::sys::prctl::set_no_new_privs().map_err(|err| format!("no_new_privs: {err}"))?;
     match spec.stage {
         Stage::Landlock => {
+            let host = watch_host(spec.host)?;
             nix::sys::prctl::set_child_subreaper(true)
                 .map_err(|err| format!("child subreaper: {err}"))?;
             mounts::freeze(&spec.plan)?;
@@ -76,7 +83,7 @@ fn run(args: Vec<OsString>) -> Result<i32, String> {
                 println!("{PROBE_OK}");
                 return Ok(0);
             }
-            supervise(&argv)
+            supervise(&argv, &host)
         }
         Stage::Inner => {
             seccomp::install(spec.plan.network)?;
@@ -94,10 +101,27 @@ fn run(args: Vec<OsString>) -> Result<i32, String> {
     }
 }
 
-/// Runs the command as a child and waits; on SIGTERM/SIGINT/SIGHUP, or once the command
-/// itself exited, kills every remaining descendant. Returns the command's exit code (a
-/// command killed by a signal makes the helper die of the same signal).
-fn supervise(argv: &[OsString]) -> Result<i32, String> {
+/// A pidfd of the host, which must be this process's parent: a helper whose host died before
+/// it got here has been re-parented, and then refuses to run anything.
+fn watch_host(host: u32) -> Result<OwnedFd, String> {
+    let gone = || "the clawloop process that started this command is gone".to_owned();
+    let pid = i32::try_from(host)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+        .ok_or_else(gone)?;
+    let fd = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty())
+        .map_err(|_| gone())?;
+    // Checked after opening: had the host died in between, the parent would be another now.
+    if rustix::process::getppid() != Some(pid) {
+        return Err(gone());
+    }
+    Ok(fd)
+}
+
+/// Runs the command as a child and waits; on SIGTERM/SIGINT/SIGHUP, once the host is gone, or
+/// once the command itself exited, kills every remaining descendant. Returns the command's
+/// exit code (a command killed by a signal makes the helper die of the same signal).
+fn supervise(argv: &[OsString], host: &OwnedFd) -> Result<i32, String> {
     let (program, rest) = argv.split_first().ok_or("the helper's command is empty")?;
     let mut signals = SigSet::empty();
     for signal in [
@@ -108,11 +132,13 @@ fn supervise(argv: &[OsString]) -> Result<i32, String> {
     ] {
         signals.add(signal);
     }
-    // Blocked here and taken with sigwait; the child starts with an empty mask (std resets
-    // it before exec).
+    // Blocked here and read from a signalfd; the child starts with an empty mask (std resets
+    // it before exec) and does not inherit the descriptor (close-on-exec).
     signals
         .thread_block()
         .map_err(|err| format!("signal mask: {err}"))?;
+    let signal_fd = SignalFd::with_flags(&signals, SfdFlags::SFD_CLOEXEC)
+        .map_err(|err| format!("signalfd: {err}"))?;
     let child = Command::new(program)
         .args(rest)
         .process_group(0)
@@ -120,19 +146,60 @@ fn supervise(argv: &[OsString]) -> Result<i32, String> {
         .map_err(|err| format!("cannot run {}: {err}", Path::new(program).display()))?;
     let child = Pid::from_raw(i32::try_from(child.id()).map_err(|err| err.to_string())?);
     loop {
-        match signals.wait() {
-            Ok(Signal::SIGCHLD) => {
+        let event = next_event(&signal_fd, host);
+        match event {
+            Event::Signal(Signal::SIGCHLD) => {
                 if let Some(status) = reap_until(child) {
                     kill_descendants(child);
                     return Ok(finish(status));
                 }
             }
-            Ok(signal) => {
+            Event::Signal(signal) => {
                 kill_descendants(child);
                 return Ok(128 + signal as i32);
             }
-            Err(_) => continue,
+            Event::HostGone => {
+                kill_descendants(child);
+                return Ok(128 + Signal::SIGKILL as i32);
+            }
+            Event::Nothing => {}
         }
+    }
+}
+
+/// What woke the supervisor.
+enum Event {
+    /// A blocked signal arrived.
+    Signal(Signal),
+    /// The host process exited (or its pidfd cannot be watched any more).
+    HostGone,
+    /// A spurious wake-up (EINTR, a signal already taken).
+    Nothing,
+}
+
+/// Waits for a signal or the host's exit. An unusable poll counts as the host being gone:
+/// the supervisor must never keep a command running that nothing watches.
+fn next_event(signal_fd: &SignalFd, host: &OwnedFd) -> Event {
+    let mut fds = [
+        PollFd::new(signal_fd.as_fd(), PollFlags::POLLIN),
+        PollFd::new(host.as_fd(), PollFlags::POLLIN),
+    ];
+    match poll(&mut fds, PollTimeout::NONE) {
+        Ok(_) => {}
+        Err(Errno::EINTR) => return Event::Nothing,
+        Err(_) => return Event::HostGone,
+    }
+    let ready = |fd: &PollFd| fd.revents().is_some_and(|flags| !flags.is_empty());
+    if ready(&fds[1]) {
+        return Event::HostGone;
+    }
+    match signal_fd.read_signal() {
+        Ok(Some(info)) => i32::try_from(info.ssi_signo)
+            .ok()
+            .and_then(|number| Signal::try_from(number).ok())
+            .map_or(Event::Nothing, Event::Signal),
+        Ok(None) | Err(Errno::EINTR | Errno::EAGAIN) => Event::Nothing,
+        Err(_) => Event::HostGone,
     }
 }
 

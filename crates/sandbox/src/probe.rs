@@ -204,6 +204,7 @@ fn helper_args(stage: Stage, probe: bool, plan: &Plan) -> Result<Vec<OsString>, 
     let spec = Spec {
         stage,
         probe,
+        host: std::process::id(),
         plan: plan.clone(),
     };
     let json = serde_json::to_string(&spec)

@@ -47,6 +47,10 @@ pub(crate) struct Spec {
     /// Print [`PROBE_OK`] instead of running a command (the backend probe).
     #[serde(default)]
     pub probe: bool,
+    /// The host's process id: in the Landlock stage it must be the helper's parent, and the
+    /// helper kills the command once that process is gone (it may have been SIGKILLed, so
+    /// nothing of it can clean up).
+    pub host: u32,
     /// The confinement.
     pub plan: Plan,
 }
