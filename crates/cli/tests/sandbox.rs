@@ -40,6 +40,17 @@ fn rule(request: &ProviderRequest) -> ScriptedReply {
 }
 
 fn run(dir: &Path, server: &ProviderRuleServer, args: &[&str]) -> std::io::Result<Output> {
+    run_keyed(dir, server, "sk-test", &[], args)
+}
+
+/// [`run`] with provider `acme`'s `apiKey` written as `api_key` and `env` set for clawloop.
+fn run_keyed(
+    dir: &Path,
+    server: &ProviderRuleServer,
+    api_key: &str,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> std::io::Result<Output> {
     let home = dir.join("home");
     std::fs::create_dir_all(dir.join("workspace"))?;
     std::fs::create_dir_all(&home)?;
@@ -47,7 +58,7 @@ fn run(dir: &Path, server: &ProviderRuleServer, args: &[&str]) -> std::io::Resul
         home.join("config.toml"),
         format!(
             "[agents.defaults.model]\nprimary = \"acme/m1\"\n\n[models.providers.acme]\n\
-             api = \"openai-completions\"\nbaseUrl = \"{}/v1\"\napiKey = \"sk-test\"\n\
+             api = \"openai-completions\"\nbaseUrl = \"{}/v1\"\napiKey = \"{api_key}\"\n\
              models = [{{ id = \"m1\", contextWindow = 128000, maxTokens = 4096 }}]\n",
             server.provider_url("acme")
         ),
@@ -59,6 +70,7 @@ fn run(dir: &Path, server: &ProviderRuleServer, args: &[&str]) -> std::io::Resul
         .args(args)
         .env("CLAWLOOP_HOME", &home)
         .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -113,5 +125,52 @@ async fn a_bad_sandbox_mode_is_a_usage_error() -> TestResult {
             .contains("unknown sandbox mode `strict` (expected off, read-only or workspace-write)"),
         "{stderr}"
     );
+    Ok(())
+}
+
+/// Answers a `run: …` prompt with a bash call, then says whether the tool result showed the
+/// key's value.
+fn key_rule(request: &ProviderRequest) -> ScriptedReply {
+    let body = String::from_utf8_lossy(&request.request.body).into_owned();
+    if !body.contains("\"role\":\"tool\"") {
+        return rule(request);
+    }
+    let verdict = if body.contains("cred=[]") {
+        "hidden"
+    } else if body.contains("cred=[sk-unguessable-7731]") {
+        "leaked"
+    } else {
+        "unknown"
+    };
+    ScriptedReply {
+        text: Some(format!("key {verdict}")),
+        ..ScriptedReply::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_configured_key_variable_never_reaches_the_command_whatever_its_name() -> TestResult {
+    let server = ProviderRuleServer::start(key_rule).await?;
+    let dir = tempfile::tempdir()?;
+    let dir_path = dir.path().to_owned();
+    // No KEY, SECRET or TOKEN in the name: only the config says it holds a key.
+    let out = tokio::task::spawn_blocking(move || {
+        run_keyed(
+            &dir_path,
+            &server,
+            "MY_LLM_CRED",
+            &[("MY_LLM_CRED", "sk-unguessable-7731")],
+            &["run: echo cred=[$MY_LLM_CRED]"],
+        )
+    })
+    .await??;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("key hidden"), "{stdout}");
     Ok(())
 }

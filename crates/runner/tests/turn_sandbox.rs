@@ -1,5 +1,6 @@
 //! `TurnEnvBuilder::sandbox`: the embedder's sandbox reaches every tool call of a turn, with
-//! the clawloop home added to what the command may not touch.
+//! the clawloop home added to what the command may not touch and the providers' key
+//! variables to what it may not see.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -81,7 +82,7 @@ fn exchange(value: Value) -> ScriptedExchange {
 }
 
 #[tokio::test]
-async fn the_sandbox_reaches_every_tool_call_with_the_home_protected() {
+async fn the_sandbox_reaches_every_tool_call_with_the_home_and_the_key_variables_protected() {
     let server = ProviderScriptServer::start().await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
@@ -89,7 +90,7 @@ async fn the_sandbox_reaches_every_tool_call_with_the_home_protected() {
         "agents": {"defaults": {"model": {"primary": "acme/m1"}}},
         "models": {"providers": {"acme": {
             "api": "openai-completions",
-            "apiKey": "sk-test",
+            "apiKey": "ACME_TEST_CRED",
             "baseUrl": format!("{}/v1", server.provider_url("acme")),
             "models": [{"id": "m1", "contextWindow": 128000, "maxTokens": 4096}],
         }}},
@@ -129,5 +130,19 @@ async fn the_sandbox_reaches_every_tool_call_with_the_home_protected() {
     }
     assert_eq!(server.end_turn().problems(), Vec::<String>::new());
     policy.protected = vec![PathBuf::from(&home)];
+    // The configured key's variable, whatever its name, and the built-in providers' ones.
+    policy.secret_env = [
+        "ACME_TEST_CRED",
+        "ANTHROPIC_API_KEY",
+        "DEEPSEEK_API_KEY",
+        "GEMINI_API_KEY",
+        "GROQ_API_KEY",
+        "MISTRAL_API_KEY",
+        "OPENAI_API_KEY",
+        "OPENROUTER_API_KEY",
+        "XAI_API_KEY",
+    ]
+    .map(str::to_owned)
+    .to_vec();
     assert_eq!(*seen.lock().unwrap(), vec![Some(policy)]);
 }

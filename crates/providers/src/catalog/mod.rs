@@ -11,6 +11,7 @@ pub mod builtin;
 mod check;
 mod config;
 mod error;
+mod key_variables;
 mod merge;
 mod model_ref;
 mod registry;

@@ -243,6 +243,13 @@ impl TurnEnvBuilder {
             if !sandbox.policy.protected.contains(&self.home) {
                 sandbox.policy.protected.push(self.home.clone());
             }
+            // The configured providers' key variables, whatever their names: the name rule
+            // alone would let `apiKey = "MY_LLM_CRED"` through to the command.
+            for name in config.models.api_key_variables() {
+                if !sandbox.policy.secret_env.contains(&name) {
+                    sandbox.policy.secret_env.push(name);
+                }
+            }
             tools = Sandboxed::all(tools, &sandbox);
         }
         let env = self
