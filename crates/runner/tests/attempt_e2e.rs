@@ -21,9 +21,10 @@ use clawloop_providers::{
     OpenAiResponses, TransportConfig,
 };
 use clawloop_runner::agent::MessageQueues;
-use clawloop_runner::attempt::{AttemptParams, AttemptResult, SharedReplySink, run_attempt};
+use clawloop_runner::attempt::{AttemptResult, AttemptSpec, SharedReplySink, run_attempt};
 use clawloop_runner::config::Config;
 use clawloop_runner::prompt::{PromptMode, PromptProfile};
+use clawloop_runner::run::RunRequest;
 use clawloop_runner::turn::TurnIo;
 use clawloop_session::{SessionOptions, Transcript};
 use clawloop_subscribe::CollectingSink;
@@ -55,6 +56,9 @@ fn client(api: &Api) -> Arc<dyn LlmStream> {
         Api::Other(name) => panic!("no client for {name}"),
     }
 }
+
+/// The run an attempt borrows, and what the attempt varies.
+type AttemptParams = (RunRequest, AttemptSpec);
 
 struct Harness {
     server: ProviderScriptServer,
@@ -91,7 +95,7 @@ impl Harness {
     }
 
     fn params(&self, model: Model, prompt: &str, config: Value) -> AttemptParams {
-        AttemptParams {
+        let run = RunRequest {
             run_id: "run-1".to_owned(),
             agent_id: "main".to_owned(),
             session_key: Some("test".to_owned()),
@@ -107,17 +111,30 @@ impl Harness {
             prompt_profile: PromptProfile::Gateway,
             system_prompt: None,
             max_tool_rounds: None,
-            provider: client(&model.api),
-            model,
-            api_key: Some("sk-test".to_owned()),
+            provider: model.provider.clone(),
+            model: model.id.clone(),
             thinking: ThinkLevel::Off,
+            locked_profile: None,
+            fallback_configured: false,
+            allow_transient_cooldown_probe: false,
             config: Arc::new(Config::from_value(config).unwrap()),
             tools: builtin_tools(None),
             timeout: None,
             hooks: Arc::new(NoHooks),
             clock: Arc::new(SystemClock),
             timezone: "UTC".to_owned(),
-        }
+            auth: None,
+            provider_factory: Arc::new(|model: &Model| Ok(client(&model.api))),
+            env: Arc::new(|_: &str| None),
+            cli_queue: clawloop_runner::cli_backend::RunQueue::default(),
+        };
+        let spec = AttemptSpec {
+            provider: client(&model.api),
+            model,
+            api_key: Some("sk-test".to_owned()),
+            thinking: ThinkLevel::Off,
+        };
+        (run, spec)
     }
 
     async fn run(&self, params: AttemptParams, replies: Vec<Value>, io: TurnIo) -> AttemptResult {
@@ -126,7 +143,7 @@ impl Harness {
             .map(|r| serde_json::from_value::<ScriptedExchange>(r).unwrap())
             .collect();
         self.server.begin_turn(script);
-        let result = run_attempt(params, io).await;
+        let result = run_attempt(&params.0, &params.1, io).await;
         let report = self.server.end_turn();
         assert_eq!(
             report.problems(),

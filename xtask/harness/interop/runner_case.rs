@@ -37,10 +37,11 @@ use clawloop_providers::{
 };
 use clawloop_runner::agent::MessageQueues;
 use clawloop_runner::attempt::{
-    AttemptParams, AttemptResult, SharedReplySink, prepare_history, run_attempt,
+    AttemptResult, AttemptSpec, SharedReplySink, prepare_history, run_attempt,
 };
 use clawloop_runner::config::Config;
 use clawloop_runner::prompt::PromptMode;
+use clawloop_runner::run::RunRequest;
 use clawloop_runner::turn::TurnIo;
 use clawloop_session::{SessionOptions, Transcript};
 use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
@@ -280,7 +281,7 @@ async fn run_turn(
         .map(serde_json::from_value::<ScriptedExchange>)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| fail(format!("bad script: {e}")))?;
-    let params = AttemptParams {
+    let run = RunRequest {
         run_id: format!("interop-{name}"),
         agent_id: "main".to_owned(),
         session_key: Some(SESSION_KEY.to_owned()),
@@ -296,16 +297,28 @@ async fn run_turn(
         prompt_profile: clawloop_runner::prompt::PromptProfile::Gateway,
         system_prompt: None,
         max_tool_rounds: None,
-        provider: client(&model.api).map_err(fail)?,
-        model: model.clone(),
-        api_key: Some("sk-interop".to_owned()),
+        provider: model.provider.clone(),
+        model: model.id.clone(),
         thinking: turn.thinking,
+        locked_profile: None,
+        fallback_configured: false,
+        allow_transient_cooldown_probe: false,
         config: Arc::new(config),
         tools: builtin_tools(None),
         timeout: None,
         hooks: Arc::new(NoHooks),
         clock: Arc::new(SystemClock),
         timezone: "UTC".to_owned(),
+        auth: None,
+        provider_factory: Arc::new(|model: &Model| client(&model.api)),
+        env: Arc::new(|_: &str| None),
+        cli_queue: clawloop_runner::cli_backend::RunQueue::default(),
+    };
+    let spec = AttemptSpec {
+        provider: client(&model.api).map_err(fail)?,
+        model: model.clone(),
+        api_key: Some("sk-interop".to_owned()),
+        thinking: turn.thinking,
     };
     let io = TurnIo {
         cancel: CancellationToken::new(),
@@ -315,7 +328,7 @@ async fn run_turn(
     };
     server.begin_turn(script);
     let started_ms = SystemClock.now_ms();
-    let result = run_attempt(params, io).await;
+    let result = run_attempt(&run, &spec, io).await;
     let problems = server.end_turn().problems();
     if !problems.is_empty() {
         return Err(fail(format!(

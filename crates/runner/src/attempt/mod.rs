@@ -18,19 +18,17 @@
 
 mod cache_ttl;
 mod history;
-mod params;
 mod reply_sink;
 mod result;
 mod run_timer;
+mod spec;
 mod system_prompt;
 
 use std::sync::Arc;
 
 use clawloop_core::agent_event::AgentEvent;
 use clawloop_core::classify::is_idle_timeout_error;
-use clawloop_core::hooks::{
-    AgentEndEvent, HookContext, LlmInputEvent, LlmOutputEvent, PromptBuildEvent,
-};
+use clawloop_core::hooks::{AgentEndEvent, LlmInputEvent, LlmOutputEvent, PromptBuildEvent};
 use clawloop_core::message::{AgentMessage, ContentBlock, UserContent, UserMessage};
 use clawloop_core::model::StreamOptions;
 use clawloop_core::tool::{Tool, ToolContext};
@@ -54,39 +52,40 @@ use crate::hooks::{HookObserver, ObserverEvent, WarnOnFailure};
 use crate::prompt::skills::{
     SkillRoots, SkillsPromptLimits, format_skills_prompt, load_skills, skill_env_overlay,
 };
+use crate::run::RunRequest;
 use crate::turn::TurnIo;
 
 pub use cache_ttl::{CACHE_TTL_CUSTOM_TYPE, cache_ttl_data, is_cache_ttl_eligible};
 pub use history::{ToolResultContextGuard, prepare_history, transcript_policy};
-pub use params::AttemptParams;
 pub use reply_sink::SharedReplySink;
 pub use result::{AttemptResult, PromptError, PromptErrorSource};
 pub use run_timer::{RunTimer, TimerFlags};
+pub use spec::AttemptSpec;
 
 type SharedSubscription = Arc<Mutex<Subscription<SharedReplySink>>>;
 
 /// Runs one attempt. It never fails as a function: every failure is in the result (a prompt
 /// error, an errored or aborted last assistant message, a timeout flag), as OpenClaw's attempt
 /// reports it to the run loop.
-pub async fn run_attempt(params: AttemptParams, io: TurnIo) -> AttemptResult {
+pub async fn run_attempt(run: &RunRequest, spec: &AttemptSpec, io: TurnIo) -> AttemptResult {
     let mut result = AttemptResult {
-        session_id_used: params.session_id.clone(),
+        session_id_used: run.session_id.clone(),
         ..AttemptResult::default()
     };
-    let defaults = params.config.defaults().clone();
+    let defaults = run.config.defaults().clone();
     let run_cancel = io.cancel.child_token();
 
     // A: environment.
-    if let Err(err) = tokio::fs::create_dir_all(&params.workspace_dir).await {
+    if let Err(err) = tokio::fs::create_dir_all(&run.workspace_dir).await {
         result.prompt_error = Some(prompt_error(format!(
             "cannot create the workspace {}: {err}",
-            params.workspace_dir.display()
+            run.workspace_dir.display()
         )));
         return result;
     }
     let roots = SkillRoots {
-        workspace_dir: params.workspace_dir.clone(),
-        home_dir: params.home_dir.clone(),
+        workspace_dir: run.workspace_dir.clone(),
+        home_dir: run.home_dir.clone(),
     };
     let skills = tokio::task::spawn_blocking(move || load_skills(&roots))
         .await
@@ -101,43 +100,36 @@ pub async fn run_attempt(params: AttemptParams, io: TurnIo) -> AttemptResult {
 
     // B: tools and session.
     let pending_calls = PendingToolCalls::new();
-    let registry = match tool_registry(&params, &defaults, &pending_calls) {
+    let registry = match tool_registry(run, &defaults, &pending_calls) {
         Ok(registry) => registry,
         Err(message) => {
             result.prompt_error = Some(prompt_error(message));
             return result;
         }
     };
-    let hook_context = HookContext {
-        agent_id: params.agent_id.clone(),
-        session_key: params.session_key.clone(),
-        session_id: params.session_id.clone(),
-        run_id: params.run_id.clone(),
-        workspace_dir: Some(params.workspace_dir.clone()),
-    };
+    let hook_context = run.hook_context();
     let executor = ToolExecutor::new(registry.clone())
         .with_hooks(Arc::new(WarnOnFailure(PluginHooks::new(
-            Arc::clone(&params.hooks),
+            Arc::clone(&run.hooks),
             hook_context.clone(),
         ))))
-        .with_clock(Arc::clone(&params.clock));
+        .with_clock(Arc::clone(&run.clock));
     let session_options = SessionOptions {
-        clock: Arc::clone(&params.clock),
-        cwd: Some(params.workspace_dir.display().to_string()),
-        session_id: Some(params.session_id.clone()),
+        clock: Arc::clone(&run.clock),
+        cwd: Some(run.workspace_dir.display().to_string()),
+        session_id: Some(run.session_id.clone()),
         ..SessionOptions::default()
     };
-    let transcript =
-        match TranscriptHandle::open_locked(&params.session_file, session_options).await {
-            Ok(transcript) => transcript,
-            Err(err) => {
-                result.prompt_error = Some(prompt_error(err.to_string()));
-                return result;
-            }
-        };
+    let transcript = match TranscriptHandle::open_locked(&run.session_file, session_options).await {
+        Ok(transcript) => transcript,
+        Err(err) => {
+            result.prompt_error = Some(prompt_error(err.to_string()));
+            return result;
+        }
+    };
 
     // C: history.
-    let now = params.clock.now_ms();
+    let now = run.clock.now_ms();
     let prepared = match prepare_session(&transcript, now).await {
         Ok(prepared) => prepared,
         Err(err) => {
@@ -151,9 +143,9 @@ pub async fn run_attempt(params: AttemptParams, io: TurnIo) -> AttemptResult {
     let tool_names: Vec<String> = registry.names().into_iter().map(str::to_owned).collect();
     let history = prepare_history(
         &prepared.context,
-        &params.model,
+        &spec.model,
         &tool_names,
-        params.session_key.as_deref(),
+        run.session_key.as_deref(),
         now,
     );
     let subscription: SharedSubscription = Arc::new(Mutex::new(Subscription::new(
@@ -162,64 +154,63 @@ pub async fn run_attempt(params: AttemptParams, io: TurnIo) -> AttemptResult {
     )));
 
     // D: hooks, system prompt, prompt.
-    let prompt_text = join_prompt(prepared.orphaned_prompt.as_deref(), &params.prompt);
+    let prompt_text = join_prompt(prepared.orphaned_prompt.as_deref(), &run.prompt);
     let hook_event = PromptBuildEvent {
         prompt: prompt_text.clone(),
         messages: Arc::from(history.clone()),
     };
-    let hooked = system_prompt::run_prompt_hooks(&params.hooks, &hook_context, &hook_event).await;
+    let hooked = system_prompt::run_prompt_hooks(&run.hooks, &hook_context, &hook_event).await;
     let prompt_text = match &hooked.prepend_context {
         Some(context) if !context.is_empty() => format!("{context}\n\n{prompt_text}"),
         _ => prompt_text,
     };
-    let tool_definitions =
-        registry.definitions(clawloop_tools::Dialect::for_api(&params.model.api));
+    let tool_definitions = registry.definitions(clawloop_tools::Dialect::for_api(&spec.model.api));
     let built =
-        system_prompt::build(&params, &tool_definitions, &skills_prompt.text, &hooked).await;
+        system_prompt::build(run, spec, &tool_definitions, &skills_prompt.text, &hooked).await;
     result.system_prompt_report = Some(built.report);
-    let observer = HookObserver::new(Arc::clone(&params.hooks), hook_context.clone());
+    let observer = HookObserver::new(Arc::clone(&run.hooks), hook_context.clone());
     let llm_input = LlmInputEvent {
-        provider: params.model.provider.clone(),
-        model: params.model.id.clone(),
+        provider: spec.model.provider.clone(),
+        model: spec.model.id.clone(),
         system_prompt: Some(built.text.clone()),
         prompt: prompt_text.clone(),
         history_messages: Arc::clone(&hook_event.messages),
-        images_count: params.images.len(),
+        images_count: run.images.len(),
     };
 
     let mut options = StreamOptions {
-        api_key: params.api_key.clone(),
-        reasoning: (params.thinking != ThinkLevel::Off).then_some(params.thinking),
-        session_id: Some(params.session_id.clone()),
+        api_key: spec.api_key.clone(),
+        reasoning: (spec.thinking != ThinkLevel::Off).then_some(spec.thinking),
+        session_id: Some(run.session_id.clone()),
         // The agent loop sends it only on the call that answers a user prompt.
-        tool_choice: ToolChoice::configured(&params.model),
+        tool_choice: ToolChoice::configured(&spec.model),
         ..StreamOptions::default()
     };
     options.cancel = run_cancel.clone();
-    let mut tool_context = ToolContext::new(&params.workspace_dir);
+    let mut tool_context = ToolContext::new(&run.workspace_dir);
     tool_context.env = overlay.vars;
     tool_context.limits.timeout = None;
     let loop_config = AgentLoopConfig {
-        model: params.model.clone(),
-        provider: Arc::clone(&params.provider),
+        model: spec.model.clone(),
+        provider: Arc::clone(&spec.provider),
         options,
         system_prompt: Some(built.text),
         executor,
         tool_context,
         queues: io.queues.clone(),
         transform: Some(Arc::new(ToolResultContextGuard {
-            context_window_tokens: params.model.context_window,
+            context_window_tokens: spec.model.context_window,
         })),
         client_calls: Some(pending_calls.clone()),
-        clock: Arc::clone(&params.clock),
-        max_tool_rounds: params.max_tool_rounds,
+        clock: Arc::clone(&run.clock),
+        max_tool_rounds: run.max_tool_rounds,
     };
     let compactor = session_compactor(
-        &params.model,
-        &params.provider,
-        params.api_key.clone(),
+        &spec.model,
+        &spec.provider,
+        spec.api_key.clone(),
         &defaults,
-        &params.clock,
+        &run.clock,
     );
     let auto = AutoCompactionSettings {
         enabled: defaults.compaction.enabled,
@@ -238,7 +229,7 @@ pub async fn run_attempt(params: AttemptParams, io: TurnIo) -> AttemptResult {
             return result;
         }
     };
-    if let Err(err) = record_model_and_thinking(&mut session, &prepared, &params).await {
+    if let Err(err) = record_model_and_thinking(&mut session, &prepared, spec).await {
         result.prompt_error = Some(prompt_error(err.to_string()));
         return result;
     }
@@ -247,14 +238,14 @@ pub async fn run_attempt(params: AttemptParams, io: TurnIo) -> AttemptResult {
     let timer = {
         let subscription = Arc::clone(&subscription);
         RunTimer::start(
-            params.timeout,
+            run.timeout,
             compaction_timeout(Some(defaults.compaction.timeout_seconds)),
             run_cancel.clone(),
             move || subscription.lock().is_compacting(),
         )
     };
-    let prompt = user_prompt(&prompt_text, &params.images, now);
-    let prompt_started = params.clock.now_ms();
+    let prompt = user_prompt(&prompt_text, &run.images, now);
+    let prompt_started = run.clock.now_ms();
     observer.notify(ObserverEvent::LlmInput(llm_input));
     let outcome = session.prompt(vec![prompt], &run_cancel, &sink).await;
     match outcome {
@@ -270,11 +261,11 @@ pub async fn run_attempt(params: AttemptParams, io: TurnIo) -> AttemptResult {
     drop(timer);
 
     if defaults.context_pruning.mode == ContextPruningMode::CacheTtl
-        && is_cache_ttl_eligible(&params.model)
+        && is_cache_ttl_eligible(&spec.model)
         && result.compaction_count == 0
         && !result.timed_out_during_compaction
     {
-        let data = cache_ttl_data(&params.model, params.clock.now_ms());
+        let data = cache_ttl_data(&spec.model, run.clock.now_ms());
         if let Err(err) = transcript
             .try_with(move |t| t.append_custom(CACHE_TTL_CUSTOM_TYPE, Some(data)))
             .await
@@ -302,9 +293,9 @@ pub async fn run_attempt(params: AttemptParams, io: TurnIo) -> AttemptResult {
     collect_subscription(&subscription, &mut result);
     notify_run_observers(
         &observer,
-        &params,
+        spec,
         &result,
-        params.clock.now_ms().saturating_sub(prompt_started),
+        run.clock.now_ms().saturating_sub(prompt_started),
     );
     drop(session);
     drop(transcript);
@@ -314,7 +305,7 @@ pub async fn run_attempt(params: AttemptParams, io: TurnIo) -> AttemptResult {
 /// `agent_end`, then `llm_output` (OpenClaw's order), once the attempt's prompt is over.
 fn notify_run_observers(
     observer: &HookObserver,
-    params: &AttemptParams,
+    spec: &AttemptSpec,
     result: &AttemptResult,
     duration_ms: u64,
 ) {
@@ -345,8 +336,8 @@ fn notify_run_observers(
         ..clawloop_core::Usage::default()
     };
     observer.notify(ObserverEvent::LlmOutput(LlmOutputEvent {
-        provider: params.model.provider.clone(),
-        model: params.model.id.clone(),
+        provider: spec.model.provider.clone(),
+        model: spec.model.id.clone(),
         assistant_texts: result.subscription.assistant_texts.clone(),
         last_assistant: result.last_assistant.clone().map(Arc::new),
         usage,
@@ -390,7 +381,7 @@ fn prompt_error(message: String) -> PromptError {
 
 /// The tool pool under the configured policy, plus the run's client tools.
 fn tool_registry(
-    params: &AttemptParams,
+    run: &RunRequest,
     defaults: &AgentDefaults,
     pending: &PendingToolCalls,
 ) -> Result<ToolRegistry, String> {
@@ -400,9 +391,9 @@ fn tool_registry(
         ToolPolicy::allow_only(defaults.tools.allow.iter())
     };
     policy = policy.deny(defaults.tools.deny.iter());
-    let pool = ToolRegistry::from_tools(params.tools.iter().cloned()).map_err(|e| e.to_string())?;
+    let pool = ToolRegistry::from_tools(run.tools.iter().cloned()).map_err(|e| e.to_string())?;
     let mut registry = pool.filtered(&policy);
-    let hosted: Vec<Arc<dyn Tool>> = client_tools(params.client_tools.iter().cloned(), pending);
+    let hosted: Vec<Arc<dyn Tool>> = client_tools(run.client_tools.iter().cloned(), pending);
     for tool in hosted {
         registry.upsert(tool).map_err(|e| e.to_string())?;
     }
@@ -459,14 +450,14 @@ async fn prepare_session(
 async fn record_model_and_thinking(
     session: &mut AgentSession,
     prepared: &PreparedSession,
-    params: &AttemptParams,
+    spec: &AttemptSpec,
 ) -> Result<(), crate::agent::AgentSessionError> {
-    let current = (params.model.provider.clone(), params.model.id.clone());
+    let current = (spec.model.provider.clone(), spec.model.id.clone());
     if prepared.model.as_ref() != Some(&current) {
-        session.set_model(params.model.clone()).await?;
+        session.set_model(spec.model.clone()).await?;
     }
-    if prepared.is_new || prepared.thinking_level != params.thinking.as_str() {
-        session.write_thinking_level(params.thinking).await?;
+    if prepared.is_new || prepared.thinking_level != spec.thinking.as_str() {
+        session.write_thinking_level(spec.thinking).await?;
     }
     Ok(())
 }

@@ -7,12 +7,13 @@ use std::sync::Arc;
 use clawloop_core::hooks::{HookContext, Hooks, PromptBuildEvent};
 use clawloop_core::model::ToolDefinition;
 
-use crate::attempt::params::AttemptParams;
+use crate::attempt::spec::AttemptSpec;
 use crate::prompt::context_files::{ContextBudget, load_context_files, load_project_context_files};
 use crate::prompt::{
     HourFormat, PromptProfile, RuntimeInfo, SystemPrompt, SystemPromptParams, ToolSummary,
     UserTime, build_system_prompt_with_report,
 };
+use crate::run::RunRequest;
 
 /// What the prompt hooks asked for, merged.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -73,14 +74,15 @@ pub async fn run_prompt_hooks(
 /// Builds the system prompt (context files read on the blocking pool), then applies the hooks'
 /// replacement and wrapping.
 pub async fn build(
-    params: &AttemptParams,
+    run: &RunRequest,
+    spec: &AttemptSpec,
     tools: &[ToolDefinition],
     skills_prompt: &str,
     hooked: &HookedPrompt,
 ) -> SystemPrompt {
-    let workspace = params.workspace_dir.clone();
-    let mode = params.prompt_mode;
-    let profile = params.prompt_profile;
+    let workspace = run.workspace_dir.clone();
+    let mode = run.prompt_mode;
+    let profile = run.prompt_profile;
     let loaded = tokio::task::spawn_blocking(move || match profile {
         PromptProfile::Gateway => load_context_files(&workspace, mode, ContextBudget::default()),
         PromptProfile::Coding => load_project_context_files(&workspace, ContextBudget::default()),
@@ -92,25 +94,25 @@ pub async fn build(
     }
     let prompt_params = SystemPromptParams {
         mode,
-        workspace_dir: params.workspace_dir.clone(),
+        workspace_dir: run.workspace_dir.clone(),
         tools: ToolSummary::from_definitions(tools),
         runtime: RuntimeInfo {
             os: Some(std::env::consts::OS.to_owned()),
             arch: Some(std::env::consts::ARCH.to_owned()),
             ..RuntimeInfo::default()
         }
-        .with_model(&params.model.provider, &params.model.id),
-        think_level: params.thinking,
+        .with_model(&spec.model.provider, &spec.model.id),
+        think_level: spec.thinking,
         user_time: Some(UserTime::now(
-            params.timezone.clone(),
-            params.clock.as_ref(),
+            run.timezone.clone(),
+            run.clock.as_ref(),
             HourFormat::default(),
         )),
         skills_prompt: (!skills_prompt.is_empty()).then(|| skills_prompt.to_owned()),
-        extra_system_prompt: params.extra_system_prompt.clone(),
+        extra_system_prompt: run.extra_system_prompt.clone(),
         context_files: loaded.files,
         profile,
-        custom_prompt: params.system_prompt.clone(),
+        custom_prompt: run.system_prompt.clone(),
         ..SystemPromptParams::default()
     };
     let mut built = build_system_prompt_with_report(&prompt_params);

@@ -1,5 +1,5 @@
 //! `run_embedded_agent` (seed 002, reference §4): one model, attempts until an answer. The
-//! model, key and profiles are set up once ([`ModelKey`]); each attempt's facts go to the pure
+//! model, key and profiles are set up once (the [`AttemptSpec`] the attempts vary); each attempt's facts go to the pure
 //! [`next`](crate::run::step::next), and this executor carries its steps out — a repair of the
 //! session ([`crate::run::repair`]), a profile rotation, another attempt, or the run's end.
 
@@ -7,19 +7,19 @@ use std::sync::Arc;
 
 use clawloop_core::classify::is_timeout_error_message;
 use clawloop_core::model::Model;
-use clawloop_core::{FailoverError, FailoverReason, ThinkLevel};
+use clawloop_core::{FailoverError, FailoverReason};
 
-use crate::attempt::{AttemptParams, AttemptResult, run_attempt};
+use crate::attempt::{AttemptResult, AttemptSpec, run_attempt};
 use crate::cli_backend::{CliBackendConfig, cli_backend_for_provider};
 use crate::config::Config;
 use crate::hooks::{AgentStartOnce, resolve_model_override};
 use crate::payloads::RunErrorKind;
 use crate::run::cli_verdict::{CliVerdict, cli_attempt_verdict};
 use crate::run::limits::max_run_loop_iterations;
-use crate::run::model_key::{ModelKey, configured_key, resolve_model};
+use crate::run::model_key::{configured_key, resolve_model};
 use crate::run::profiles::ProfileCursor;
 use crate::run::providers::provider_for_run;
-use crate::run::repair::{compact_session, hook_context, truncate_tool_results};
+use crate::run::repair::{compact_session, truncate_tool_results};
 use crate::run::request::{RunEnding, RunError, RunOutcome, RunRequest};
 use crate::run::step::{
     AttemptFacts, CompactCause, RunPolicy, RunState, Step, at_retry_limit, error_payload, next,
@@ -42,7 +42,8 @@ struct EmbeddedRun {
     request: RunRequest,
     /// A CLI backend (reference §21 step 1) logs in on its own: no auth profiles, no key.
     cli_backend: Option<CliBackendConfig>,
-    model_key: ModelKey,
+    /// The next attempt's model, stream, key and thinking level.
+    spec: AttemptSpec,
     cursor: ProfileCursor,
     policy: RunPolicy,
     state: RunState,
@@ -100,10 +101,11 @@ impl EmbeddedRun {
             state: RunState::new(request.thinking),
             max_iterations: max_run_loop_iterations(cursor.len()),
             cli_backend,
-            model_key: ModelKey {
+            spec: AttemptSpec {
                 model,
                 provider,
                 api_key,
+                thinking: request.thinking,
             },
             cursor,
             policy,
@@ -116,7 +118,7 @@ impl EmbeddedRun {
 
     /// Attempts until a step ends the run.
     async fn drive(&mut self, io: &TurnIo) -> Result<RunEnding, RunError> {
-        if let Some((text, message)) = prompt_too_large(&self.request, &self.model_key.model) {
+        if let Some((text, message)) = prompt_too_large(&self.request, &self.spec.model) {
             // Refused before the transcript is opened: no overflow recovery, no reset of the
             // session for a prompt no compaction can make fit.
             return Ok(error_payload(text, RunErrorKind::PromptTooLarge, message));
@@ -124,17 +126,17 @@ impl EmbeddedRun {
         loop {
             if self.state.iterations >= self.max_iterations {
                 return at_retry_limit(&self.state, &self.policy, self.max_iterations)
-                    .map_err(|(message, reason)| failover(&self.model_key.model, message, reason));
+                    .map_err(|(message, reason)| failover(&self.spec.model, message, reason));
             }
             self.state.begin_attempt();
-            let params = attempt_params(&self.request, &self.model_key, self.state.thinking);
-            let attempt = run_attempt(params, io.clone()).await;
+            self.spec.thinking = self.state.thinking;
+            let attempt = run_attempt(&self.request, &self.spec, io.clone()).await;
             self.compaction_count += attempt.compaction_count;
             let external_abort = io.cancel.is_cancelled();
             let settled = if self.cli_backend.is_some() {
                 let verdict = cli_attempt_verdict(
                     &attempt,
-                    &self.model_key.model.provider,
+                    &self.spec.model.provider,
                     external_abort,
                     self.request.timeout,
                     self.cli_session_restarted,
@@ -142,11 +144,8 @@ impl EmbeddedRun {
                 self.attempts.push(attempt);
                 self.after_cli(verdict)
             } else {
-                let facts = AttemptFacts::of(
-                    &attempt,
-                    self.model_key.model.context_window,
-                    external_abort,
-                );
+                let facts =
+                    AttemptFacts::of(&attempt, self.spec.model.context_window, external_abort);
                 self.attempts.push(attempt);
                 self.settle(&facts).await
             };
@@ -173,7 +172,7 @@ impl EmbeddedRun {
             if again || (repair && worked) {
                 return None;
             }
-            if let Some(end) = terminal(step, &self.model_key.model) {
+            if let Some(end) = terminal(step, &self.spec.model) {
                 return Some(end);
             }
         }
@@ -184,17 +183,17 @@ impl EmbeddedRun {
     async fn perform(&mut self, step: &Step) -> bool {
         match step {
             Step::Compact(cause) => {
-                let compacted = compact_session(&self.request, &self.model_key).await;
+                let compacted = compact_session(&self.request, &self.spec).await;
                 if compacted {
                     self.compaction_count += 1;
                 } else if let CompactCause::Overflow { observed_tokens } = cause {
-                    let model = &self.model_key.model;
+                    let model = &self.spec.model;
                     tracing::warn!(target: "clawloop::run", "auto-compaction failed for {}/{}: nothing to compact (observed {observed_tokens:?} tokens)", model.provider, model.id);
                 }
                 compacted
             }
             Step::TruncateToolResults => {
-                truncate_tool_results(&self.request, self.model_key.model.context_window).await
+                truncate_tool_results(&self.request, self.spec.model.context_window).await
             }
             Step::MarkFailure(reason) => {
                 self.cursor.mark_failure(*reason).await;
@@ -202,13 +201,13 @@ impl EmbeddedRun {
             }
             Step::RotateProfile { .. } => match self.cursor.advance().await {
                 Some(next) => {
-                    self.model_key.api_key = Some(next.secret);
+                    self.spec.api_key = Some(next.secret);
                     true
                 }
                 None => false,
             },
             Step::RetryIdle => {
-                let model = &self.model_key.model;
+                let model = &self.spec.model;
                 tracing::warn!(target: "clawloop::run", "[llm-idle-timeout] {}/{} produced no reply before the idle watchdog; retrying same model", model.provider, model.id);
                 true
             }
@@ -231,7 +230,7 @@ impl EmbeddedRun {
 
     /// After a CLI backend's attempt (none of the embedded chains apply).
     fn after_cli(&mut self, verdict: CliVerdict) -> Option<Result<RunEnding, RunError>> {
-        let model = &self.model_key.model;
+        let model = &self.spec.model;
         match verdict {
             CliVerdict::Answered => Some(Ok(RunEnding::Completed)),
             CliVerdict::Aborted => Some(Err(RunError::Aborted)),
@@ -240,7 +239,7 @@ impl EmbeddedRun {
                 self.cli_session_restarted = true;
                 match provider_for_run(&self.request, model, self.cli_backend.as_ref(), false) {
                     Ok(provider) => {
-                        self.model_key.provider = provider;
+                        self.spec.provider = provider;
                         None
                     }
                     Err(message) => Some(Err(RunError::Failed(message))),
@@ -253,7 +252,7 @@ impl EmbeddedRun {
     /// What the run did, ending with `ending`.
     fn outcome(self, started: u64, ending: RunEnding) -> RunOutcome {
         let last = self.attempts.last().and_then(|a| a.last_assistant.as_ref());
-        let model = &self.model_key.model;
+        let model = &self.spec.model;
         RunOutcome {
             ending,
             provider: last.map_or_else(|| model.provider.clone(), |a| a.provider.clone()),
@@ -270,7 +269,7 @@ impl EmbeddedRun {
 /// before the model is resolved, and the attempts reuse the legacy hook's answer instead of
 /// calling it again.
 async fn apply_run_start_hooks(mut request: RunRequest) -> RunRequest {
-    let context = hook_context(&request);
+    let context = request.hook_context();
     let decided = resolve_model_override(&request.hooks, &context, &request.prompt).await;
     if let Some(provider) = decided.model_override.provider {
         request.provider = provider;
@@ -344,40 +343,6 @@ fn terminal(step: Step, model: &Model) -> Option<Result<RunEnding, RunError>> {
         | Step::CountRotation(_)
         | Step::NoteRetryReason(_)
         | Step::RotateProfile { .. } => None,
-    }
-}
-
-fn attempt_params(
-    request: &RunRequest,
-    model_key: &ModelKey,
-    thinking: ThinkLevel,
-) -> AttemptParams {
-    AttemptParams {
-        run_id: request.run_id.clone(),
-        agent_id: request.agent_id.clone(),
-        session_key: request.session_key.clone(),
-        session_id: request.session_id.clone(),
-        session_file: request.session_file.clone(),
-        workspace_dir: request.workspace_dir.clone(),
-        home_dir: request.home_dir.clone(),
-        prompt: request.prompt.clone(),
-        images: request.images.clone(),
-        client_tools: request.client_tools.clone(),
-        extra_system_prompt: request.extra_system_prompt.clone(),
-        prompt_mode: request.prompt_mode,
-        prompt_profile: request.prompt_profile,
-        system_prompt: request.system_prompt.clone(),
-        max_tool_rounds: request.max_tool_rounds,
-        model: model_key.model.clone(),
-        provider: Arc::clone(&model_key.provider),
-        api_key: model_key.api_key.clone(),
-        thinking,
-        config: Arc::clone(&request.config),
-        tools: request.tools.clone(),
-        timeout: request.timeout,
-        hooks: Arc::clone(&request.hooks),
-        clock: Arc::clone(&request.clock),
-        timezone: request.timezone.clone(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The model and the key a run calls it with (reference §4.1 items 6–8): the model from the
 //! catalog and config with its window capped by the guard, its stream function, and the key of
 //! the first usable auth profile or of the config and environment. The run loop and the
-//! session repairs between attempts share it, so `/compact` resolves exactly as a run does.
+//! session repairs between attempts share it as the attempt's [`AttemptSpec`], so `/compact` resolves exactly as a run does.
 
 use std::sync::Arc;
 
@@ -11,66 +11,52 @@ use clawloop_core::context_window::{
 };
 use clawloop_core::error_text::no_api_key_resolved_message;
 use clawloop_core::model::Model;
-use clawloop_core::provider::LlmStream;
 use clawloop_core::{FailoverError, FailoverReason};
 use clawloop_providers::api_key::{ApiKeyResolver, EnvFn, is_keyless_provider};
 use clawloop_providers::catalog::ModelCatalog;
 
-use crate::attempt::session_compactor;
+use crate::attempt::{AttemptSpec, session_compactor};
 use crate::cli_backend::cli_backend_model;
 use crate::compaction::Compactor;
 use crate::run::profiles::ProfileCursor;
 use crate::run::request::{RunError, RunRequest};
 
-/// The model a run calls, its stream function and the key it sends.
-#[derive(Clone)]
-pub(crate) struct ModelKey {
-    /// The model, its window capped by the guard.
-    pub(crate) model: Model,
-    /// Its stream function, wrappers applied.
-    pub(crate) provider: Arc<dyn LlmStream>,
-    /// The key for the model's provider, when it needs one.
-    pub(crate) api_key: Option<String>,
+/// The model and key `/compact` summarizes with: the run's model through the run's provider
+/// factory, the first usable profile (an all-resting list probed once) or the configured key.
+pub(crate) async fn compaction_spec(request: &RunRequest) -> Result<AttemptSpec, RunError> {
+    let model = resolve_model(request, false)?;
+    let provider = (request.provider_factory)(&model).map_err(RunError::Failed)?;
+    let mut cursor = ProfileCursor::resolve(
+        request.auth.clone(),
+        &request.provider,
+        &request.model,
+        request.locked_profile.as_deref(),
+        Arc::clone(&request.env),
+    )
+    .await
+    .map_err(|no| RunError::Failed(no.message))?;
+    let api_key = match cursor.first(true).await {
+        Ok(Some(active)) => Some(active.secret),
+        Ok(None) => configured_key(request).await?,
+        Err(no) => return Err(RunError::Failed(no.message)),
+    };
+    Ok(AttemptSpec {
+        model,
+        provider,
+        api_key,
+        thinking: request.thinking,
+    })
 }
 
-impl ModelKey {
-    /// The model and key `/compact` summarizes with: the run's model through the run's
-    /// provider factory, the first usable profile (an all-resting list probed once) or the
-    /// configured key.
-    pub(crate) async fn for_compaction(request: &RunRequest) -> Result<Self, RunError> {
-        let model = resolve_model(request, false)?;
-        let provider = (request.provider_factory)(&model).map_err(RunError::Failed)?;
-        let mut cursor = ProfileCursor::resolve(
-            request.auth.clone(),
-            &request.provider,
-            &request.model,
-            request.locked_profile.as_deref(),
-            Arc::clone(&request.env),
-        )
-        .await
-        .map_err(|no| RunError::Failed(no.message))?;
-        let api_key = match cursor.first(true).await {
-            Ok(Some(active)) => Some(active.secret),
-            Ok(None) => configured_key(request).await?,
-            Err(no) => return Err(RunError::Failed(no.message)),
-        };
-        Ok(ModelKey {
-            model,
-            provider,
-            api_key,
-        })
-    }
-
-    /// The compactor of a repair with this model and key, under the config's settings.
-    pub(crate) fn compactor(&self, request: &RunRequest) -> Compactor {
-        session_compactor(
-            &self.model,
-            &self.provider,
-            self.api_key.clone(),
-            request.config.defaults(),
-            &request.clock,
-        )
-    }
+/// The compactor of a repair with the model and key of `spec`, under the config's settings.
+pub(crate) fn spec_compactor(spec: &AttemptSpec, request: &RunRequest) -> Compactor {
+    session_compactor(
+        &spec.model,
+        &spec.provider,
+        spec.api_key.clone(),
+        request.config.defaults(),
+        &request.clock,
+    )
 }
 
 /// The model from the catalog and config — or, for a CLI backend, any model id under it —

@@ -1,19 +1,19 @@
 //! The session repairs of a run (reference §4.3, §4.4, §10.1): a compaction between attempts
 //! (after a timeout or an overflow), the truncation of oversized tool results, and `/compact`
 //! ([`compact_run_session`]). Each opens the transcript under its lock and summarizes with the
-//! run's [`ModelKey`].
+//! run's [`AttemptSpec`].
 
 use std::sync::Arc;
 
-use clawloop_core::hooks::HookContext;
 use clawloop_session::SessionOptions;
 use clawloop_session::transforms::ToolResultBudget;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{CompactionRequest, CompactionTrigger, TranscriptHandle};
+use crate::attempt::AttemptSpec;
 use crate::compaction::{CompactionError, CompactionOutcome};
 use crate::hooks::{HookObserver, compact_observed};
-use crate::run::model_key::ModelKey;
+use crate::run::model_key::{compaction_spec, spec_compactor};
 use crate::run::request::{RunError, RunRequest};
 
 /// Compacts the session of `request` now (`/compact`; OpenClaw's
@@ -25,7 +25,7 @@ pub async fn compact_run_session(
     custom_instructions: Option<String>,
     cancel: &CancellationToken,
 ) -> Result<CompactionOutcome, RunError> {
-    let model_key = ModelKey::for_compaction(request).await?;
+    let spec = compaction_spec(request).await?;
     let transcript = TranscriptHandle::open_locked(&request.session_file, session_options(request))
         .await
         .map_err(|err| RunError::Failed(err.to_string()))?;
@@ -35,7 +35,7 @@ pub async fn compact_run_session(
     };
     compact(
         request,
-        &model_key,
+        &spec,
         &transcript,
         compaction_request,
         cancel.clone(),
@@ -49,7 +49,7 @@ pub async fn compact_run_session(
 
 /// An explicit compaction between attempts, under the transcript's lock. True when a summary
 /// was written.
-pub(crate) async fn compact_session(request: &RunRequest, model_key: &ModelKey) -> bool {
+pub(crate) async fn compact_session(request: &RunRequest, spec: &AttemptSpec) -> bool {
     let Some(transcript) = open_session(request, "compact it").await else {
         return false;
     };
@@ -59,7 +59,7 @@ pub(crate) async fn compact_session(request: &RunRequest, model_key: &ModelKey) 
     };
     match compact(
         request,
-        model_key,
+        spec,
         &transcript,
         compaction_request,
         CancellationToken::new(),
@@ -96,13 +96,13 @@ pub(crate) async fn truncate_tool_results(request: &RunRequest, context_window: 
 /// A compaction with the run's model and key, its hooks observed.
 async fn compact(
     request: &RunRequest,
-    model_key: &ModelKey,
+    spec: &AttemptSpec,
     transcript: &TranscriptHandle,
     compaction_request: CompactionRequest,
     cancel: CancellationToken,
 ) -> Result<CompactionOutcome, CompactionError> {
-    let compactor = model_key.compactor(request);
-    let observer = HookObserver::new(Arc::clone(&request.hooks), hook_context(request));
+    let compactor = spec_compactor(spec, request);
+    let observer = HookObserver::new(Arc::clone(&request.hooks), request.hook_context());
     compact_observed(
         &compactor,
         transcript,
@@ -129,16 +129,5 @@ fn session_options(request: &RunRequest) -> SessionOptions {
     SessionOptions {
         clock: Arc::clone(&request.clock),
         ..SessionOptions::default()
-    }
-}
-
-/// The hooks' view of the run.
-pub(crate) fn hook_context(request: &RunRequest) -> HookContext {
-    HookContext {
-        agent_id: request.agent_id.clone(),
-        session_key: request.session_key.clone(),
-        session_id: request.session_id.clone(),
-        run_id: request.run_id.clone(),
-        workspace_dir: Some(request.workspace_dir.clone()),
     }
 }

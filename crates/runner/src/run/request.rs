@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clawloop_core::clock::Clock;
-use clawloop_core::hooks::Hooks;
+use clawloop_core::hooks::{HookContext, Hooks};
 use clawloop_core::message::ImageContent;
 use clawloop_core::model::Model;
 use clawloop_core::provider::LlmStream;
@@ -92,6 +92,20 @@ pub struct RunRequest {
     pub env: EnvLookup,
     /// The runtime's queue for serialized CLI-backend runs.
     pub cli_queue: crate::cli_backend::RunQueue,
+}
+
+impl RunRequest {
+    /// The hooks' view of the run: the one place every hook call of the run and its attempts
+    /// gets it from.
+    pub fn hook_context(&self) -> HookContext {
+        HookContext {
+            agent_id: self.agent_id.clone(),
+            session_key: self.session_key.clone(),
+            session_id: self.session_id.clone(),
+            run_id: self.run_id.clone(),
+            workspace_dir: Some(self.workspace_dir.clone()),
+        }
+    }
 }
 
 /// How a run ended, before payloads are built from it.
