@@ -13,8 +13,12 @@
 //!   warns), the system prompt, `llm_input`, the prompt through the agent session (persistence,
 //!   compaction with its hooks, one overflow retry), then the cache-TTL marker when context
 //!   pruning asks for it.
-//! * **E — always**: the writer flushed, the subscription's view collected, `agent_end` and
-//!   `llm_output` notified (fire-and-forget), the transcript (and its lock) released.
+//! * **E — once the prompt ran**: the subscription's view collected, `agent_end` and
+//!   `llm_output` notified (fire-and-forget).
+//!
+//! A failure before the prompt (the workspace, the tool pool, the transcript, the session)
+//! leaves by one way: its text is the attempt's prompt error, and the transcript (and its lock)
+//! is released as the phases' values drop, as it is after every attempt.
 
 mod cache_ttl;
 mod history;
@@ -50,7 +54,8 @@ use crate::compaction::{CompactionSettings, Compactor, compaction_timeout};
 use crate::config::{AgentDefaults, BreakMode, ContextPruningMode};
 use crate::hooks::{HookObserver, ObserverEvent, WarnOnFailure};
 use crate::prompt::skills::{
-    SkillRoots, SkillsPromptLimits, format_skills_prompt, load_skills, skill_env_overlay,
+    SkillEnvOverlay, SkillRoots, SkillsPromptLimits, format_skills_prompt, load_skills,
+    skill_env_overlay,
 };
 use crate::run::RunRequest;
 use crate::turn::TurnIo;
@@ -72,16 +77,92 @@ pub async fn run_attempt(run: &RunRequest, spec: &AttemptSpec, io: TurnIo) -> At
         session_id_used: run.session_id.clone(),
         ..AttemptResult::default()
     };
-    let defaults = run.config.defaults().clone();
-    let run_cancel = io.cancel.child_token();
+    // The one way out of a failure before the prompt: its text is the attempt's prompt error;
+    // the transcript's lock is released as the phases' values drop.
+    if let Err(message) = attempt(run, spec, &io, &mut result).await {
+        result.prompt_error = Some(prompt_error(message));
+    }
+    result
+}
 
-    // A: environment.
+/// The phases in order; a failure before the prompt ends the attempt with its text.
+async fn attempt(
+    run: &RunRequest,
+    spec: &AttemptSpec,
+    io: &TurnIo,
+    result: &mut AttemptResult,
+) -> Result<(), String> {
+    let defaults = run.config.defaults().clone();
+    // A: environment. B: tools and session.
+    let (skills_prompt, overlay) = environment(run).await?;
+    let pending_calls = PendingToolCalls::new();
+    let registry = tool_registry(run, &defaults, &pending_calls)?;
+    let transcript = open_transcript(run).await?;
+    // C: history.
+    let now = run.clock.now_ms();
+    let prepared = prepare_session(&transcript, now)
+        .await
+        .map_err(|err| err.to_string())?;
+    if let Some(id) = prepared.header_session_id.clone() {
+        result.session_id_used = id;
+    }
+    let tool_names: Vec<String> = registry.names().into_iter().map(str::to_owned).collect();
+    let history = prepare_history(
+        &prepared.context,
+        &spec.model,
+        &tool_names,
+        run.session_key.as_deref(),
+        now,
+    );
+    // D: hooks, system prompt, prompt.
+    let composed = compose_prompt(run, spec, &prepared, &history, &registry, &skills_prompt).await;
+    result.system_prompt_report = Some(composed.report.clone());
+    let observer = HookObserver::new(Arc::clone(&run.hooks), run.hook_context());
+    let run_cancel = io.cancel.child_token();
+    let parts = SessionParts {
+        transcript: &transcript,
+        history,
+        registry,
+        pending_calls: &pending_calls,
+        tool_env: overlay.vars,
+        system_prompt: composed.system_prompt.clone(),
+        observer: &observer,
+        cancel: &run_cancel,
+    };
+    let mut session = agent_session(run, spec, io, &defaults, parts)?;
+    record_model_and_thinking(&mut session, &prepared, spec)
+        .await
+        .map_err(|err| err.to_string())?;
+    let sent = SentPrompt {
+        composed,
+        now,
+        cancel: &run_cancel,
+        observer: &observer,
+    };
+    send_prompt(
+        run,
+        spec,
+        io,
+        &defaults,
+        &mut session,
+        &transcript,
+        sent,
+        result,
+    )
+    .await;
+    // E: collect.
+    result.pending_tool_calls = pending_calls.take();
+    Ok(())
+}
+
+/// Phase A: the workspace (created when missing), the skills' prompt and their environment
+/// overlay.
+async fn environment(run: &RunRequest) -> Result<(String, SkillEnvOverlay), String> {
     if let Err(err) = tokio::fs::create_dir_all(&run.workspace_dir).await {
-        result.prompt_error = Some(prompt_error(format!(
+        return Err(format!(
             "cannot create the workspace {}: {err}",
             run.workspace_dir.display()
-        )));
-        return result;
+        ));
     }
     let roots = SkillRoots {
         workspace_dir: run.workspace_dir.clone(),
@@ -97,87 +178,96 @@ pub async fn run_attempt(run: &RunRequest, spec: &AttemptSpec, io: TurnIo) -> At
         std::env::var_os(name).is_some_and(|v| !v.is_empty())
     });
     let skills_prompt = format_skills_prompt(&skills.skills, SkillsPromptLimits::default());
+    Ok((skills_prompt.text, overlay))
+}
 
-    // B: tools and session.
-    let pending_calls = PendingToolCalls::new();
-    let registry = match tool_registry(run, &defaults, &pending_calls) {
-        Ok(registry) => registry,
-        Err(message) => {
-            result.prompt_error = Some(prompt_error(message));
-            return result;
-        }
-    };
-    let hook_context = run.hook_context();
-    let executor = ToolExecutor::new(registry.clone())
-        .with_hooks(Arc::new(WarnOnFailure(PluginHooks::new(
-            Arc::clone(&run.hooks),
-            hook_context.clone(),
-        ))))
-        .with_clock(Arc::clone(&run.clock));
+/// Phase B: the transcript under its write lock.
+async fn open_transcript(run: &RunRequest) -> Result<TranscriptHandle, String> {
     let session_options = SessionOptions {
         clock: Arc::clone(&run.clock),
         cwd: Some(run.workspace_dir.display().to_string()),
         session_id: Some(run.session_id.clone()),
         ..SessionOptions::default()
     };
-    let transcript = match TranscriptHandle::open_locked(&run.session_file, session_options).await {
-        Ok(transcript) => transcript,
-        Err(err) => {
-            result.prompt_error = Some(prompt_error(err.to_string()));
-            return result;
-        }
-    };
+    TranscriptHandle::open_locked(&run.session_file, session_options)
+        .await
+        .map_err(|err| err.to_string())
+}
 
-    // C: history.
-    let now = run.clock.now_ms();
-    let prepared = match prepare_session(&transcript, now).await {
-        Ok(prepared) => prepared,
-        Err(err) => {
-            result.prompt_error = Some(prompt_error(err.to_string()));
-            return result;
-        }
-    };
-    if let Some(id) = prepared.header_session_id.clone() {
-        result.session_id_used = id;
-    }
-    let tool_names: Vec<String> = registry.names().into_iter().map(str::to_owned).collect();
-    let history = prepare_history(
-        &prepared.context,
-        &spec.model,
-        &tool_names,
-        run.session_key.as_deref(),
-        now,
-    );
-    let subscription: SharedSubscription = Arc::new(Mutex::new(Subscription::new(
-        subscription_options(&defaults),
-        io.replies.clone(),
-    )));
+/// The prompt as the hooks left it, the system prompt, and the `llm_input` they make.
+struct ComposedPrompt {
+    text: String,
+    system_prompt: String,
+    report: crate::prompt::SystemPromptReport,
+    llm_input: LlmInputEvent,
+}
 
-    // D: hooks, system prompt, prompt.
+/// Phase D's first half: `before_prompt_build` / `before_agent_start` (a failing hook only
+/// warns), the system prompt, `llm_input`.
+async fn compose_prompt(
+    run: &RunRequest,
+    spec: &AttemptSpec,
+    prepared: &PreparedSession,
+    history: &[AgentMessage],
+    registry: &ToolRegistry,
+    skills_prompt: &str,
+) -> ComposedPrompt {
     let prompt_text = join_prompt(prepared.orphaned_prompt.as_deref(), &run.prompt);
     let hook_event = PromptBuildEvent {
         prompt: prompt_text.clone(),
-        messages: Arc::from(history.clone()),
+        messages: Arc::from(history.to_vec()),
     };
-    let hooked = system_prompt::run_prompt_hooks(&run.hooks, &hook_context, &hook_event).await;
-    let prompt_text = match &hooked.prepend_context {
+    let hooked =
+        system_prompt::run_prompt_hooks(&run.hooks, &run.hook_context(), &hook_event).await;
+    let text = match &hooked.prepend_context {
         Some(context) if !context.is_empty() => format!("{context}\n\n{prompt_text}"),
         _ => prompt_text,
     };
     let tool_definitions = registry.definitions(clawloop_tools::Dialect::for_api(&spec.model.api));
-    let built =
-        system_prompt::build(run, spec, &tool_definitions, &skills_prompt.text, &hooked).await;
-    result.system_prompt_report = Some(built.report);
-    let observer = HookObserver::new(Arc::clone(&run.hooks), hook_context.clone());
+    let built = system_prompt::build(run, spec, &tool_definitions, skills_prompt, &hooked).await;
     let llm_input = LlmInputEvent {
         provider: spec.model.provider.clone(),
         model: spec.model.id.clone(),
         system_prompt: Some(built.text.clone()),
-        prompt: prompt_text.clone(),
+        prompt: text.clone(),
         history_messages: Arc::clone(&hook_event.messages),
         images_count: run.images.len(),
     };
+    ComposedPrompt {
+        text,
+        system_prompt: built.text,
+        report: built.report,
+        llm_input,
+    }
+}
 
+/// What the agent session of an attempt is made of, besides the run and the spec.
+struct SessionParts<'a> {
+    transcript: &'a TranscriptHandle,
+    history: Vec<AgentMessage>,
+    registry: ToolRegistry,
+    pending_calls: &'a PendingToolCalls,
+    tool_env: std::collections::BTreeMap<String, String>,
+    system_prompt: String,
+    observer: &'a HookObserver,
+    cancel: &'a tokio_util::sync::CancellationToken,
+}
+
+/// Phase D's agent session: the loop's model, stream options, tools and queues, and the
+/// compactor that keeps the context in the window.
+fn agent_session(
+    run: &RunRequest,
+    spec: &AttemptSpec,
+    io: &TurnIo,
+    defaults: &AgentDefaults,
+    parts: SessionParts<'_>,
+) -> Result<AgentSession, String> {
+    let executor = ToolExecutor::new(parts.registry)
+        .with_hooks(Arc::new(WarnOnFailure(PluginHooks::new(
+            Arc::clone(&run.hooks),
+            run.hook_context(),
+        ))))
+        .with_clock(Arc::clone(&run.clock));
     let mut options = StreamOptions {
         api_key: spec.api_key.clone(),
         reasoning: (spec.thinking != ThinkLevel::Off).then_some(spec.thinking),
@@ -186,22 +276,22 @@ pub async fn run_attempt(run: &RunRequest, spec: &AttemptSpec, io: TurnIo) -> At
         tool_choice: ToolChoice::configured(&spec.model),
         ..StreamOptions::default()
     };
-    options.cancel = run_cancel.clone();
+    options.cancel = parts.cancel.clone();
     let mut tool_context = ToolContext::new(&run.workspace_dir);
-    tool_context.env = overlay.vars;
+    tool_context.env = parts.tool_env;
     tool_context.limits.timeout = None;
     let loop_config = AgentLoopConfig {
         model: spec.model.clone(),
         provider: Arc::clone(&spec.provider),
         options,
-        system_prompt: Some(built.text),
+        system_prompt: Some(parts.system_prompt),
         executor,
         tool_context,
         queues: io.queues.clone(),
         transform: Some(Arc::new(ToolResultContextGuard {
             context_window_tokens: spec.model.context_window,
         })),
-        client_calls: Some(pending_calls.clone()),
+        client_calls: Some(parts.pending_calls.clone()),
         clock: Arc::clone(&run.clock),
         max_tool_rounds: run.max_tool_rounds,
     };
@@ -209,46 +299,65 @@ pub async fn run_attempt(run: &RunRequest, spec: &AttemptSpec, io: TurnIo) -> At
         &spec.model,
         &spec.provider,
         spec.api_key.clone(),
-        &defaults,
+        defaults,
         &run.clock,
     );
     let auto = AutoCompactionSettings {
         enabled: defaults.compaction.enabled,
         reserve_tokens: defaults.compaction.reserve_tokens,
     };
-    let mut session = match AgentSession::new(
-        transcript.clone(),
-        history,
+    AgentSession::new(
+        parts.transcript.clone(),
+        parts.history,
         loop_config,
         Arc::new(compactor),
         auto,
-    ) {
-        Ok(session) => session.with_compaction_observer(observer.clone()),
-        Err(err) => {
-            result.prompt_error = Some(prompt_error(err.to_string()));
-            return result;
-        }
-    };
-    if let Err(err) = record_model_and_thinking(&mut session, &prepared, spec).await {
-        result.prompt_error = Some(prompt_error(err.to_string()));
-        return result;
-    }
+    )
+    .map(|session| session.with_compaction_observer(parts.observer.clone()))
+    .map_err(|err| err.to_string())
+}
 
+/// The prompt about to be sent, and what sending it needs.
+struct SentPrompt<'a> {
+    composed: ComposedPrompt,
+    now: u64,
+    cancel: &'a tokio_util::sync::CancellationToken,
+    observer: &'a HookObserver,
+}
+
+/// Phase D's prompt through the agent session under the run timer (persistence, compaction
+/// with its hooks, one overflow retry), the cache-TTL marker, then phase E: the flags, the
+/// subscription's view, `agent_end` and `llm_output`.
+#[allow(clippy::too_many_arguments)]
+async fn send_prompt(
+    run: &RunRequest,
+    spec: &AttemptSpec,
+    io: &TurnIo,
+    defaults: &AgentDefaults,
+    session: &mut AgentSession,
+    transcript: &TranscriptHandle,
+    sent: SentPrompt<'_>,
+    result: &mut AttemptResult,
+) {
+    let subscription: SharedSubscription = Arc::new(Mutex::new(Subscription::new(
+        subscription_options(defaults),
+        io.replies.clone(),
+    )));
     let sink = event_sink(&subscription, io.events.clone());
     let timer = {
         let subscription = Arc::clone(&subscription);
         RunTimer::start(
             run.timeout,
             compaction_timeout(Some(defaults.compaction.timeout_seconds)),
-            run_cancel.clone(),
+            sent.cancel.clone(),
             move || subscription.lock().is_compacting(),
         )
     };
-    let prompt = user_prompt(&prompt_text, &run.images, now);
+    let prompt = user_prompt(&sent.composed.text, &run.images, sent.now);
     let prompt_started = run.clock.now_ms();
-    observer.notify(ObserverEvent::LlmInput(llm_input));
-    let outcome = session.prompt(vec![prompt], &run_cancel, &sink).await;
-    match outcome {
+    sent.observer
+        .notify(ObserverEvent::LlmInput(sent.composed.llm_input));
+    match session.prompt(vec![prompt], sent.cancel, &sink).await {
         Ok(outcome) => {
             result.compaction_count = outcome.compaction_count;
             result.last_assistant = outcome.last_assistant().cloned();
@@ -259,7 +368,38 @@ pub async fn run_attempt(run: &RunRequest, spec: &AttemptSpec, io: TurnIo) -> At
     result.timed_out = timer.flags().timed_out();
     result.timed_out_during_compaction = timer.flags().during_compaction() && result.timed_out;
     drop(timer);
+    record_cache_ttl(defaults, spec, run, transcript, result).await;
+    let idle = result
+        .last_assistant
+        .as_ref()
+        .and_then(|a| a.error_message.as_deref())
+        .is_some_and(is_idle_timeout_error);
+    result.idle_timed_out = idle;
+    result.timed_out |= idle;
+    result.aborted = sent.cancel.is_cancelled()
+        || idle
+        || result
+            .last_assistant
+            .as_ref()
+            .is_some_and(|a| a.stop_reason == StopReason::Aborted);
+    result.messages_snapshot = session.messages().to_vec();
+    collect_subscription(&subscription, result);
+    notify_run_observers(
+        sent.observer,
+        spec,
+        result,
+        run.clock.now_ms().saturating_sub(prompt_started),
+    );
+}
 
+/// The cache-TTL marker when context pruning asks for it and nothing compacted.
+async fn record_cache_ttl(
+    defaults: &AgentDefaults,
+    spec: &AttemptSpec,
+    run: &RunRequest,
+    transcript: &TranscriptHandle,
+    result: &AttemptResult,
+) {
     if defaults.context_pruning.mode == ContextPruningMode::CacheTtl
         && is_cache_ttl_eligible(&spec.model)
         && result.compaction_count == 0
@@ -273,33 +413,6 @@ pub async fn run_attempt(run: &RunRequest, spec: &AttemptSpec, io: TurnIo) -> At
             tracing::warn!(target: "clawloop::attempt", "cannot record the cache-ttl marker: {err}");
         }
     }
-
-    // E: collect and release.
-    let idle = result
-        .last_assistant
-        .as_ref()
-        .and_then(|a| a.error_message.as_deref())
-        .is_some_and(is_idle_timeout_error);
-    result.idle_timed_out = idle;
-    result.timed_out |= idle;
-    result.aborted = run_cancel.is_cancelled()
-        || idle
-        || result
-            .last_assistant
-            .as_ref()
-            .is_some_and(|a| a.stop_reason == StopReason::Aborted);
-    result.messages_snapshot = session.messages().to_vec();
-    result.pending_tool_calls = pending_calls.take();
-    collect_subscription(&subscription, &mut result);
-    notify_run_observers(
-        &observer,
-        spec,
-        &result,
-        run.clock.now_ms().saturating_sub(prompt_started),
-    );
-    drop(session);
-    drop(transcript);
-    result
 }
 
 /// `agent_end`, then `llm_output` (OpenClaw's order), once the attempt's prompt is over.
