@@ -8,7 +8,8 @@ use crate::fallback::resolve_fallback_candidates;
 use crate::lanes::RunLanes;
 use crate::run::{RunError, compact_run_session};
 use crate::turn::env::TurnEnv;
-use crate::turn::run::{NO_MODEL_TEXT, TurnRequest, run_request};
+use crate::turn::run::{NO_MODEL_TEXT, TurnRequest};
+use crate::turn::scope::RunScope;
 
 /// Compacts the session `session_key` continues, with the turn's primary model.
 pub async fn compact_session_direct(
@@ -30,7 +31,8 @@ pub async fn compact_session_direct(
         session_key: session_key.to_owned(),
         ..TurnRequest::default()
     };
-    let request = run_request(env, &turn, "compact", &binding, candidate, false, true);
+    let request =
+        RunScope::new(env, &turn, "compact", &binding).for_candidate(candidate, false, true);
     let lanes = RunLanes::for_run(Some(session_key), &binding.session_id, None);
     env.runtime
         .lanes()

@@ -10,6 +10,7 @@ mod io;
 mod on_worker;
 pub mod result;
 mod run;
+mod scope;
 mod single_session_runtime;
 
 pub use compact::compact_session_direct;

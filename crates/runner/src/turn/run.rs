@@ -14,23 +14,22 @@ use clawloop_session::transcript_holds_no_answer;
 use clawloop_subscribe::SILENT_REPLY_TOKEN;
 use clawloop_tools::client_tools::ClientToolDefinition;
 
-use crate::config::seconds;
 use crate::fallback::{
     CandidateError, FallbackError, FallbackSuccess, ModelCandidate, resolve_fallback_candidates,
     run_with_model_fallback,
 };
 use crate::lanes::{RunLanes, SUBAGENT_LANE};
 use crate::payloads::ReplyPayload;
-use crate::prompt::PromptMode;
 use crate::registry::{RunContext, RunHandle};
 use crate::run::{RunError, RunOutcome, RunRequest, run_embedded_agent};
-use crate::subagent::{SessionsSpawnTool, is_subagent_session_key};
+use crate::subagent::is_subagent_session_key;
 use crate::turn::decide::{FallbackFacts, KeyFate, RanFacts, TurnStep, after_fallback, key_fate};
 use crate::turn::env::TurnEnv;
 use crate::turn::final_text::{TurnFailure, turn_failure_text};
 use crate::turn::guards::TurnGuards;
 use crate::turn::io::TurnIo;
 use crate::turn::result::{AgentRunLoopResult, RunResult, TurnSuccess};
+use crate::turn::scope::RunScope;
 
 /// Reset notice after a failed compaction (reference §21, with SPEC §9's floor of 4000).
 pub const TURN_COMPACTION_RESET_TEXT: &str = "⚠️ Context limit exceeded during compaction. I've reset our conversation to start fresh - please try again.\n\nTo prevent this, increase your compaction buffer by setting `agents.defaults.compaction.reserveTokensFloor` to 4000 or higher in your config.";
@@ -268,17 +267,14 @@ async fn run_candidates(
     candidates: &[ModelCandidate],
 ) -> Result<FallbackSuccess<RunOutcome>, FallbackError> {
     let fallback_configured = candidates.len() > 1;
+    let scope = RunScope::new(env, request, run_id, binding);
     run_with_model_fallback(
         candidates,
         &env.auth,
         &env.agent_dir,
         &env.probe_throttle,
         |candidate, options| {
-            let run_request = run_request(
-                env,
-                request,
-                run_id,
-                binding,
+            let run_request = scope.for_candidate(
                 &candidate,
                 fallback_configured,
                 options.allow_transient_cooldown_probe,
@@ -407,83 +403,6 @@ impl Drop for ActiveRun {
             .active_runs()
             .clear(&self.session_id, &self.handle);
     }
-}
-
-/// The run request for one fallback candidate.
-pub(crate) fn run_request(
-    env: &TurnEnv,
-    request: &TurnRequest,
-    run_id: &str,
-    binding: &SessionBinding,
-    candidate: &ModelCandidate,
-    fallback_configured: bool,
-    allow_transient_cooldown_probe: bool,
-) -> RunRequest {
-    let defaults = env.config.defaults();
-    RunRequest {
-        run_id: run_id.to_owned(),
-        agent_id: env.agent_id.clone(),
-        session_key: Some(request.session_key.clone()),
-        session_id: binding.session_id.clone(),
-        session_file: binding.session_file.clone(),
-        workspace_dir: env.workspace_dir.clone(),
-        home_dir: env.home_dir.clone(),
-        prompt: request.prompt.clone(),
-        images: request.images.clone(),
-        client_tools: request.client_tools.clone(),
-        extra_system_prompt: request.extra_system_prompt.clone(),
-        prompt_mode: if is_subagent_session_key(&request.session_key) {
-            PromptMode::Minimal
-        } else {
-            PromptMode::Full
-        },
-        prompt_profile: env.prompt_profile,
-        system_prompt: request.system_prompt.clone(),
-        max_tool_rounds: Some(request.max_tool_rounds.unwrap_or(defaults.max_tool_rounds))
-            .filter(|rounds| *rounds > 0),
-        provider: candidate.provider.clone(),
-        model: candidate.model.clone(),
-        thinking: request
-            .thinking
-            .or_else(|| {
-                binding
-                    .overrides
-                    .thinking_level
-                    .as_deref()
-                    .and_then(|level| level.parse().ok())
-            })
-            .unwrap_or(defaults.thinking_default),
-        locked_profile: request.locked_profile.clone(),
-        fallback_configured,
-        allow_transient_cooldown_probe,
-        config: env.config.clone(),
-        tools: turn_tools(env, &request.session_key),
-        timeout: request
-            .timeout
-            .or_else(|| seconds(defaults.timeout_seconds)),
-        hooks: env.hooks.clone(),
-        clock: env.runtime.clock().clone(),
-        timezone: env.timezone.clone(),
-        auth: Some(env.auth.clone()),
-        provider_factory: env.provider_factory.clone(),
-        env: env.env.clone(),
-        cli_queue: env.runtime.cli_queue().clone(),
-    }
-}
-
-/// The env's tools, plus `sessions_spawn` bound to this turn when the runtime offers subagents
-/// and the session may still spawn.
-fn turn_tools(
-    env: &TurnEnv,
-    session_key: &str,
-) -> Vec<std::sync::Arc<dyn clawloop_core::tool::Tool>> {
-    let mut tools = env.tools.clone();
-    if let Some(spawn) = SessionsSpawnTool::for_turn(env, session_key)
-        && !tools.iter().any(|t| t.name() == spawn.name())
-    {
-        tools.push(spawn);
-    }
-    tools
 }
 
 /// The user-facing text of an error that escaped the fallback chain.
