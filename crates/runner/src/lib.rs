@@ -30,6 +30,46 @@
 //! [`turn::single_session_runtime`], which keeps its memory flat over thousands of turns; a
 //! gateway serving many sessions at once uses a multi-thread runtime.
 //!
+//! # The turn level
+//!
+//! `turn()` in `turn/run.rs` is a short executor; what it does is decided elsewhere, each
+//! piece named so one search finds it:
+//!
+//! - **The run scope.** Per session binding the turn builds one `RunScope` (`turn/scope.rs`):
+//!   the agent's [`turn::TurnEnv`], the user's [`turn::TurnRequest`] and the binding worked
+//!   into the [`run::RunRequest`] every fallback candidate shares; `RunScope::for_candidate`
+//!   only adds the candidate's model and the chain's two facts (another model follows, resting
+//!   profiles may be probed). One [`turn::TurnIo`] (abort token, event sink, reply sink,
+//!   steering queues) is handed unchanged to every run and attempt of the turn.
+//! - **The step after the fallback chain.** The pure `after_fallback` (`turn/decide.rs`) reads
+//!   `FallbackFacts` (a run's error kind, blank reply, failed last message; or the escaped
+//!   error's text; or an abort) and the [`turn::TurnGuards`] and returns a `TurnStep`, first
+//!   match wins:
+//!
+//!   | came back | step |
+//!   |---|---|
+//!   | the caller aborted | `Silent` (the silent reply token) |
+//!   | a run's overflow or failed compaction, `resetOnOverflow` | `Reset(ContextLimit)` |
+//!   | a run's role-ordering error, `resetOnOverflow` | `Reset(RoleOrdering)` |
+//!   | an escaped failed compaction (not billing), `resetOnOverflow` | `Reset(CompactionFailed)` |
+//!   | an escaped role-ordering error, `resetOnOverflow` | `Reset(RoleOrdering)` |
+//!   | Gemini's "function call turn comes immediately after" | `Reset(HistoryCorrupted)` |
+//!   | a transient HTTP error (a run's: with no reply) | `RetryTransient` (once, after `transientHttpRetryDelayMs`) |
+//!   | a run | `Finish` |
+//!   | any other escaped error | `Fail` ([`turn::turn_failure_text`]) |
+//!
+//!   Each reset and the transient retry fire once per turn ([`turn::TurnGuards`]).
+//! - **Forget or keep the key.** `key_fate` (`turn/decide.rs`): only a key this turn created,
+//!   after the turn failed before any reply, may go, and only if
+//!   [`clawloop_session::transcript_holds_no_answer`] says its transcript holds no answer.
+//!
+//! Where SPEC §8's turn-level decisions live: §8.2 lanes, `run_admitted` (`turn/run.rs`);
+//! §8.6 the session reset, the transient retry and the fallback text, `after_fallback`
+//! (`turn/decide.rs`) with the texts in `turn/run.rs` and `turn/final_text.rs`; §8.6 the
+//! overflow that left no reply text, `adjust_after_run`; the model and thinking level a session
+//! keeps, `session_model` and `chosen_overrides` (`turn/run.rs`); the one-shot guards,
+//! `turn/guards.rs`.
+//!
 //! # Example: a bot's turn with a tool
 //!
 //! A bot registers its own tool, points a provider at its model server — here the providers
