@@ -23,11 +23,12 @@
 //!
 //! One concept a file: [`parse_reply_directives`] and the result types here, the streaming
 //! accumulator in `accumulator`, inline tags and whitespace normalization in `inline`,
-//! `MEDIA:` lines in `media_split`, the silent token in `silent`, and tool-result media in
-//! `tool_media`.
+//! `MEDIA:` lines in `media_split` (one line read in `media_line`), the silent token in
+//! `silent`, and tool-result media in `tool_media`.
 
 mod accumulator;
 mod inline;
+mod media_line;
 mod media_split;
 mod silent;
 mod tool_media;

@@ -5,7 +5,8 @@
 use clawloop_core::js_text::js_trim;
 use serde_json::Value;
 
-use super::media_split::{is_http_url, split_media_from_output};
+use super::media_line::is_http_url;
+use super::media_split::split_media_from_output;
 use crate::tool_display::is_compact_tool_output;
 use crate::tool_meta::{normalize_tool_name, openclaw_tool_name};
 
