@@ -17,9 +17,14 @@
 //! the same in bytes and in chars, so each char-index comparison of OpenClaw's algorithm
 //! becomes a byte comparison against the byte offset of the char index it names.
 
+mod cutter;
+mod drain_step;
+
 use crate::fences::{ByteFence, byte_fence_index_at, match_fence_line, parse_fences_into};
 use crate::text_scan::{char_offset, count_chars, find_newline};
 use clawloop_core::js_text::{is_js_blank, is_js_whitespace};
+use cutter::{Cutter, Tail};
+use drain_step::Drain;
 
 /// Which break the chunker looks for first (reference §19 `breakPreference`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -321,16 +326,43 @@ impl BlockChunker {
     pub(crate) fn drain_detailed(&mut self, force: bool, mut emit: impl FnMut(Emitted)) {
         let min = self.options.min_chars.max(1);
         let max = self.options.max_chars.max(min);
-
-        if !force && self.buffer_chars < min {
+        if self.skips_drain(force, min, max) {
             return;
+        }
+        if force && self.buffer_chars <= max {
+            self.emit_whole(&mut emit);
+            return;
+        }
+        // One fence parse per drain; the cutter works on offsets so a long forced drain stays
+        // linear instead of re-slicing the rest at every chunk.
+        let mut fences = std::mem::take(&mut self.fences);
+        self.parse_drain_fences(force, &mut fences);
+        let drain = Drain {
+            force,
+            flush_on_paragraph: self.options.flush_on_paragraph,
+            min,
+            max,
+        };
+        let mut cutter = Cutter::new(self, &fences, drain);
+        cutter.run(&mut emit);
+        let tail = cutter.finish();
+        self.keep_tail(tail, &fences, drain);
+        self.fences = fences;
+    }
+
+    /// `true` when a drain can tell without searching that it emits nothing (a non-forced
+    /// drain below `min_chars`, in a [`FenceStall`], or with nothing new to break at since
+    /// [`searched_to`](Self::searched_to)).
+    fn skips_drain(&mut self, force: bool, min: usize, max: usize) -> bool {
+        if !force && self.buffer_chars < min {
+            return true;
         }
         if !force
             && self.buffer_chars < max
             && let Some(stall) = &self.fence_stall
             && !stall.is_closed_by(&self.buffer[stall.line_start..])
         {
-            return;
+            return true;
         }
         self.fence_stall = None;
         let no_hard_break = !force && self.buffer_chars < max;
@@ -339,33 +371,36 @@ impl BlockChunker {
             && !self.may_break_after(searched)
         {
             self.searched_to = Some(self.buffer.len());
-            return;
+            return true;
         }
         #[cfg(test)]
         if no_hard_break {
             self.full_drain_bytes += self.buffer.len();
         }
         self.searched_to = None;
-        if force && self.buffer_chars <= max {
-            if !is_js_blank(self.buffer.chars()) {
-                let synthetic_prefix = self
-                    .buffer
-                    .get(..self.synthetic_prefix_bytes)
-                    .map_or(0, count_chars);
-                emit(Emitted {
-                    text: std::mem::take(&mut self.buffer),
-                    synthetic_prefix,
-                    synthetic_suffix: 0,
-                });
-            }
-            self.reset();
-            return;
-        }
+        false
+    }
 
-        // One fence parse per drain; the loop below works on offsets so a long forced drain
-        // stays linear instead of re-slicing the rest at every chunk.
-        let mut fences = std::mem::take(&mut self.fences);
-        parse_fences_into(&self.buffer, &mut fences);
+    /// A forced drain of a buffer that fits in `max_chars`: all of it is one chunk, unless it
+    /// is blank.
+    fn emit_whole(&mut self, emit: &mut impl FnMut(Emitted)) {
+        if !is_js_blank(self.buffer.chars()) {
+            let synthetic_prefix = self
+                .buffer
+                .get(..self.synthetic_prefix_bytes)
+                .map_or(0, count_chars);
+            emit(Emitted {
+                text: std::mem::take(&mut self.buffer),
+                synthetic_prefix,
+                synthetic_suffix: 0,
+            });
+        }
+        self.reset();
+    }
+
+    /// Parses the buffer's fences into `fences` as a drain sees them.
+    fn parse_drain_fences(&self, force: bool, fences: &mut Vec<ByteFence>) {
+        parse_fences_into(&self.buffer, fences);
         if !force {
             // clawloop (SPEC §6, "never splitting inside a code fence"): while text is still
             // streaming, a fence that is not closed yet goes on past the end of the buffer.
@@ -378,164 +413,35 @@ impl BlockChunker {
                 last.end = self.buffer.len() + 1;
             }
         }
-        let src = Source {
-            text: &self.buffer,
-            fences: &fences,
-            first: 0,
+    }
+
+    /// Leaves `tail` buffered; `fences` are the drain's.
+    fn keep_tail(&mut self, tail: Tail, fences: &[ByteFence], drain: Drain) {
+        let Tail::Keep {
+            prefix,
+            from,
+            from_chars,
+        } = tail
+        else {
+            if !drain.force {
+                let src = Source {
+                    text: &self.buffer,
+                    fences,
+                    first: 0,
+                };
+                self.fence_stall = fence_stall(&src, self.buffer_chars, drain.min, drain.max);
+                self.searched_to = Some(self.buffer.len());
+            }
+            return;
         };
-        let text = src.text;
-        let total_chars = self.buffer_chars;
-        let carried = self.synthetic_prefix_bytes;
-        // Chars of the reopened fence line the buffer started with, inside `start..end`.
-        let synthetic_before = |start: usize, end: usize| {
-            let end = end.min(carried);
-            text.get(start..end).map_or(0, count_chars)
-        };
-        // `start` is a byte offset; `start_chars` the same position in chars.
-        let mut start = 0usize;
-        let mut start_chars = 0usize;
-        let advance = |start: &mut usize, start_chars: &mut usize, to: usize| {
-            *start_chars += text.get(*start..to).map_or(0, count_chars);
-            *start = to;
-        };
-        let mut reopen: Option<(usize, String)> = None;
-
-        while start < text.len() {
-            let prefix = reopen.take();
-            let prefix_len = prefix.as_ref().map_or(0, |(_, p)| count_chars(p));
-            let remaining = prefix_len + (total_chars - start_chars);
-
-            if !force && remaining < min {
-                reopen = prefix;
-                break;
-            }
-
-            if self.options.flush_on_paragraph && !force {
-                let limit = max.saturating_sub(prefix_len).max(1);
-                if let Some((index, len)) = find_next_paragraph_break(&src, start, min, limit) {
-                    let mut chunk = prefix.map(|(_, p)| p).unwrap_or_default();
-                    chunk.push_str(&text[start..index]);
-                    if !is_js_blank(chunk.chars()) {
-                        emit(Emitted {
-                            text: chunk,
-                            synthetic_prefix: prefix_len + synthetic_before(start, index),
-                            synthetic_suffix: 0,
-                        });
-                    }
-                    let next = src.skip_newlines(index + len);
-                    advance(&mut start, &mut start_chars, next);
-                    continue;
-                }
-                if remaining < max {
-                    reopen = prefix;
-                    break;
-                }
-            }
-
-            let view_chars = total_chars - start_chars;
-            let result = if force && remaining <= max {
-                self.pick_soft_break(&src, start)
-            } else {
-                self.pick_break(&src, start, view_chars, force)
-            };
-            if result.index == 0 {
-                if force {
-                    let mut chunk = prefix.map(|(_, p)| p).unwrap_or_default();
-                    chunk.push_str(&text[start..]);
-                    emit(Emitted {
-                        text: chunk,
-                        synthetic_prefix: prefix_len + synthetic_before(start, text.len()),
-                        synthetic_suffix: 0,
-                    });
-                    advance(&mut start, &mut start_chars, text.len());
-                } else {
-                    reopen = prefix;
-                }
-                break;
-            }
-
-            let absolute = start + result.index;
-            let synthetic_prefix = prefix_len + synthetic_before(start, absolute);
-            let mut chunk = prefix.map(|(_, p)| p).unwrap_or_default();
-            chunk.push_str(&text[start..absolute]);
-            if is_js_blank(chunk.chars()) {
-                let next = src.skip_newlines(absolute);
-                advance(&mut start, &mut start_chars, next);
-            } else if let Some(fence_index) = result.fence_split {
-                // Close the block here and reopen it at the start of the next chunk.
-                let mut synthetic_suffix = 0;
-                if !chunk.ends_with('\n') {
-                    chunk.push('\n');
-                    synthetic_suffix += 1;
-                }
-                let close = fences
-                    .get(fence_index)
-                    .map(ByteFence::close_fence_line)
-                    .unwrap_or_default();
-                // The closing line is spaces and marker chars: ASCII.
-                synthetic_suffix += close.len() + 1;
-                chunk.push_str(&close);
-                chunk.push('\n');
-                emit(Emitted {
-                    text: chunk,
-                    synthetic_prefix,
-                    synthetic_suffix,
-                });
-                advance(&mut start, &mut start_chars, absolute);
-                reopen = Some((fence_index, src.reopen_prefix(fence_index)));
-            } else {
-                emit(Emitted {
-                    text: chunk,
-                    synthetic_prefix,
-                    synthetic_suffix: 0,
-                });
-                // Skip one whitespace char after the break, as OpenClaw does (even the first
-                // indent space of a fence's open line: the fence stays one with less indent).
-                let skipped = text[absolute..]
-                    .chars()
-                    .next()
-                    .filter(|&c| is_js_whitespace(c))
-                    .map_or(0, char::len_utf8);
-                let next = src.skip_newlines(absolute + skipped);
-                advance(&mut start, &mut start_chars, next);
-            }
-
-            let next_prefix_len = reopen.as_ref().map_or(0, |(_, p)| count_chars(p));
-            let next_length = next_prefix_len + (total_chars - start_chars);
-            if !force && next_length < min {
-                break;
-            }
-            if !force && next_length < max && !self.options.flush_on_paragraph {
-                break;
-            }
-        }
-
-        let (prefix, from) = match reopen {
-            Some((_, prefix)) => (prefix, start.min(text.len())),
-            None => {
-                let from = src.skip_newlines(start);
-                if from == 0 {
-                    // Nothing was emitted or skipped: the buffer stays as it is.
-                    if !force {
-                        self.fence_stall = fence_stall(&src, total_chars, min, max);
-                        self.searched_to = Some(text.len());
-                    }
-                    self.fences = fences;
-                    return;
-                }
-                (String::new(), from)
-            }
-        };
-        let from_chars = start_chars + text.get(start..from).map_or(0, count_chars);
         self.synthetic_prefix_bytes = if prefix.is_empty() {
-            carried.saturating_sub(from)
+            self.synthetic_prefix_bytes.saturating_sub(from)
         } else {
             prefix.len()
         };
-        self.buffer_chars = count_chars(&prefix) + (total_chars - from_chars);
+        self.buffer_chars = count_chars(&prefix) + (self.buffer_chars - from_chars);
         // In place: the tail moves to the front of the same allocation.
         self.buffer.replace_range(..from, &prefix);
-        self.fences = fences;
     }
 
     /// `true` when the text pushed since byte `from` may give a non-forced drain of a buffer
