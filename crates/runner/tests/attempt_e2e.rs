@@ -119,6 +119,7 @@ impl Harness {
             allow_transient_cooldown_probe: false,
             config: Arc::new(Config::from_value(config).unwrap()),
             tools: builtin_tools(None),
+            sandbox: None,
             timeout: None,
             hooks: Arc::new(NoHooks),
             clock: Arc::new(SystemClock),

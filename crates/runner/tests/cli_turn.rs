@@ -158,6 +158,7 @@ impl Scene {
             env: Arc::new(|_: &str| None),
             timezone: "UTC".to_owned(),
             prompt_profile: clawloop_runner::prompt::PromptProfile::Gateway,
+            sandbox: None,
             config,
         };
         Scene {

@@ -115,6 +115,7 @@ impl Harness {
             allow_transient_cooldown_probe: false,
             config,
             tools: builtin_tools(None),
+            sandbox: None,
             timeout: None,
             hooks: Arc::new(NoHooks),
             clock: self.clock.clone(),

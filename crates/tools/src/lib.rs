@@ -53,7 +53,6 @@ pub mod policy;
 pub mod read;
 mod read_only;
 pub mod registry;
-pub mod sandboxed;
 pub mod schema;
 pub mod truncate;
 pub mod validate;

@@ -305,6 +305,7 @@ async fn run_turn(
         allow_transient_cooldown_probe: false,
         config: Arc::new(config),
         tools: builtin_tools(None),
+        sandbox: None,
         timeout: None,
         hooks: Arc::new(NoHooks),
         clock: Arc::new(SystemClock),

@@ -22,6 +22,7 @@
 
 mod cache_ttl;
 mod history;
+mod io;
 mod reply_sink;
 mod result;
 mod run_timer;
@@ -58,10 +59,10 @@ use crate::prompt::skills::{
     skill_env_overlay,
 };
 use crate::run::RunRequest;
-use crate::turn::TurnIo;
 
 pub use cache_ttl::{CACHE_TTL_CUSTOM_TYPE, cache_ttl_data, is_cache_ttl_eligible};
 pub use history::{ToolResultContextGuard, prepare_history, transcript_policy};
+pub use io::TurnIo;
 pub use reply_sink::SharedReplySink;
 pub use result::{AttemptResult, PromptError, PromptErrorSource};
 pub use run_timer::{RunTimer, TimerFlags};
@@ -279,6 +280,7 @@ fn agent_session(
     options.cancel = parts.cancel.clone();
     let mut tool_context = ToolContext::new(&run.workspace_dir);
     tool_context.env = parts.tool_env;
+    tool_context.sandbox = run.sandbox.clone();
     tool_context.limits.timeout = None;
     let loop_config = AgentLoopConfig {
         model: spec.model.clone(),

@@ -9,6 +9,7 @@ use clawloop_core::classify::is_timeout_error_message;
 use clawloop_core::model::Model;
 use clawloop_core::{FailoverError, FailoverReason};
 
+use crate::attempt::TurnIo;
 use crate::attempt::{AttemptResult, AttemptSpec, run_attempt};
 use crate::cli_backend::{CliBackendConfig, cli_backend_for_provider};
 use crate::config::Config;
@@ -24,7 +25,6 @@ use crate::run::request::{RunEnding, RunError, RunOutcome, RunRequest};
 use crate::run::step::{
     AttemptFacts, CompactCause, RunPolicy, RunState, Step, at_retry_limit, error_payload, next,
 };
-use crate::turn::TurnIo;
 
 /// Runs one model until it answers, a payload ends the run, or a failover moves on.
 pub async fn run_embedded_agent(request: RunRequest, io: TurnIo) -> Result<RunOutcome, RunError> {

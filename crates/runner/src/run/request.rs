@@ -10,6 +10,7 @@ use clawloop_core::hooks::{HookContext, Hooks};
 use clawloop_core::message::ImageContent;
 use clawloop_core::model::Model;
 use clawloop_core::provider::LlmStream;
+use clawloop_core::sandbox::ToolSandbox;
 use clawloop_core::tool::Tool;
 use clawloop_core::{FailoverError, ThinkLevel};
 use clawloop_tools::client_tools::ClientToolDefinition;
@@ -76,6 +77,9 @@ pub struct RunRequest {
     pub config: Arc<Config>,
     /// The tool pool.
     pub tools: Vec<Arc<dyn Tool>>,
+    /// The sandbox every tool call of the run gets in its context; `None`: commands run
+    /// with the user's rights.
+    pub sandbox: Option<ToolSandbox>,
     /// The whole run's time limit.
     pub timeout: Option<Duration>,
     /// Lifecycle hooks.

@@ -13,7 +13,6 @@ use clawloop_core::tool::Tool;
 use clawloop_providers::{HttpTransport, TransportConfig, TransportError};
 use clawloop_session::{DEFAULT_AGENT_ID, SessionError, SessionStore, sessions_dir};
 use clawloop_tools::builtins::builtin_tools;
-use clawloop_tools::sandboxed::Sandboxed;
 
 use crate::auth::{AuthProfileManager, FileAuthStore};
 use crate::config::Config;
@@ -58,6 +57,9 @@ pub struct TurnEnv {
     pub timezone: String,
     /// Whose system prompt the turns get.
     pub prompt_profile: PromptProfile,
+    /// The sandbox every tool call runs with, its policy completed by
+    /// [`TurnEnvBuilder::build`]; `None`: commands run with the user's rights.
+    pub sandbox: Option<ToolSandbox>,
 }
 
 impl std::fmt::Debug for TurnEnv {
@@ -67,6 +69,7 @@ impl std::fmt::Debug for TurnEnv {
             .field("agent_dir", &self.agent_dir)
             .field("workspace_dir", &self.workspace_dir)
             .field("tools", &self.tools.len())
+            .field("sandbox", &self.sandbox)
             .finish_non_exhaustive()
     }
 }
@@ -239,19 +242,9 @@ impl TurnEnvBuilder {
         let clock = self.clock;
         let mut tools = self.tools.unwrap_or_else(|| builtin_tools(None));
         tools.extend(self.extra_tools);
-        if let Some(mut sandbox) = self.sandbox {
-            if !sandbox.policy.protected.contains(&self.home) {
-                sandbox.policy.protected.push(self.home.clone());
-            }
-            // The configured providers' key variables, whatever their names: the name rule
-            // alone would let `apiKey = "MY_LLM_CRED"` through to the command.
-            for name in config.models.api_key_variables() {
-                if !sandbox.policy.secret_env.contains(&name) {
-                    sandbox.policy.secret_env.push(name);
-                }
-            }
-            tools = Sandboxed::all(tools, &sandbox);
-        }
+        let sandbox = self
+            .sandbox
+            .map(|sandbox| completed_policy(sandbox, &self.home, &config));
         let env = self
             .env
             .unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));
@@ -277,9 +270,25 @@ impl TurnEnvBuilder {
             env,
             timezone: self.timezone,
             prompt_profile: self.prompt_profile,
+            sandbox,
             config,
         })
     }
+}
+
+/// `sandbox` with the clawloop home protected and the configured providers' key variables
+/// hidden from commands, whatever their names: the name rule alone would let
+/// `apiKey = "MY_LLM_CRED"` through to the command.
+fn completed_policy(mut sandbox: ToolSandbox, home: &Path, config: &Config) -> ToolSandbox {
+    if !sandbox.policy.protected.iter().any(|p| p == home) {
+        sandbox.policy.protected.push(home.to_path_buf());
+    }
+    for name in config.models.api_key_variables() {
+        if !sandbox.policy.secret_env.contains(&name) {
+            sandbox.policy.secret_env.push(name);
+        }
+    }
+    sandbox
 }
 
 /// Creates `path` and its missing parents; `private` ones get mode 0700 (on Unix).

@@ -6,18 +6,17 @@ mod decide;
 pub mod env;
 pub mod final_text;
 pub mod guards;
-mod io;
 mod on_worker;
 pub mod result;
 mod run;
 mod scope;
 mod single_session_runtime;
 
+pub use crate::attempt::TurnIo;
 pub use compact::compact_session_direct;
 pub use env::{TurnEnv, TurnEnvBuilder, TurnEnvError};
 pub use final_text::{TurnFailure, turn_failure_text};
 pub use guards::TurnGuards;
-pub use io::TurnIo;
 pub use result::{AgentRunLoopResult, RunResult, TurnSuccess};
 pub use run::{
     NO_MODEL_TEXT, TURN_COMPACTION_RESET_TEXT, TURN_HISTORY_CORRUPTED_TEXT,

@@ -14,6 +14,7 @@ use clawloop_session::transcript_holds_no_answer;
 use clawloop_subscribe::SILENT_REPLY_TOKEN;
 use clawloop_tools::client_tools::ClientToolDefinition;
 
+use crate::attempt::TurnIo;
 use crate::fallback::{
     CandidateError, FallbackError, FallbackSuccess, ModelCandidate, resolve_fallback_candidates,
     run_with_model_fallback,
@@ -27,7 +28,6 @@ use crate::turn::decide::{FallbackFacts, KeyFate, RanFacts, TurnStep, after_fall
 use crate::turn::env::TurnEnv;
 use crate::turn::final_text::{TurnFailure, turn_failure_text};
 use crate::turn::guards::TurnGuards;
-use crate::turn::io::TurnIo;
 use crate::turn::result::{AgentRunLoopResult, RunResult, TurnSuccess};
 use crate::turn::scope::RunScope;
 

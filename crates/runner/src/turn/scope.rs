@@ -71,6 +71,7 @@ impl RunScope {
             allow_transient_cooldown_probe: false,
             config: env.config.clone(),
             tools: turn_tools(env, key),
+            sandbox: env.sandbox.clone(),
             timeout: request
                 .timeout
                 .or_else(|| seconds(defaults.timeout_seconds)),

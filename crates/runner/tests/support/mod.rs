@@ -98,6 +98,7 @@ impl Scene {
             env: Arc::new(|_: &str| None),
             timezone: "UTC".to_owned(),
             prompt_profile: clawloop_runner::prompt::PromptProfile::Gateway,
+            sandbox: None,
             config,
         };
         // The key already has a session, so a failed turn keeps its transcript for the

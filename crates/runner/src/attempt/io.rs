@@ -1,11 +1,13 @@
 //! How a turn talks to the outside while it runs: one value handed down the corridor, so
-//! every run and attempt of the turn shares the turn's token, sinks and queues.
+//! every run and attempt of the turn shares the turn's token, sinks and queues. It lives with
+//! the attempt, its lowest user, so nothing below the turn imports from `crate::turn`
+//! (`turn::TurnIo` re-exports it for embedders).
 
 use clawloop_tools::execute::EventSink;
 use tokio_util::sync::CancellationToken;
 
+use super::SharedReplySink;
 use crate::agent::MessageQueues;
-use crate::attempt::SharedReplySink;
 
 /// The turn's channels to its caller. Cloning shares them: a clone given to a run or an
 /// attempt cancels, reports and steers the same turn.
