@@ -38,6 +38,7 @@ pub use usage_totals::{RunUsage, UsageTotals};
 
 // --- message model, events, traits (section A) --------------------------------------------
 pub mod agent_event;
+pub mod approval;
 pub mod auth_store;
 pub mod clock;
 pub mod error_diagnostics;

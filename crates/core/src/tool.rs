@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::approval::ToolApproval;
 use crate::message::ContentBlock;
 use crate::model::ToolDefinition;
 use crate::sandbox::ToolSandbox;
@@ -155,6 +156,8 @@ pub struct ToolContext {
     pub limits: ToolLimits,
     /// The sandbox commands run in; `None` runs them unconfined (pi's behavior).
     pub sandbox: Option<ToolSandbox>,
+    /// When commands need the host's approval, and who gives it; `None` never asks.
+    pub approval: Option<ToolApproval>,
 }
 
 impl ToolContext {
@@ -167,6 +170,7 @@ impl ToolContext {
             env: BTreeMap::new(),
             limits: ToolLimits::default(),
             sandbox: None,
+            approval: None,
         }
     }
 }

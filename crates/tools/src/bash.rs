@@ -13,6 +13,7 @@
 //! it, with exactly the environment it allows); a sandbox that cannot confine fails the call,
 //! and a failure that looks like the sandbox's doing gets its `[clawloop sandbox: …]` line last.
 
+mod approval;
 mod output;
 mod process;
 mod updates;
@@ -68,7 +69,17 @@ pub struct BashArgs {
     #[serde(default)]
     #[schemars(schema_with = "crate::args_schema::js_number")]
     pub timeout: Option<f64>,
+    /// `"off"` to run this one command outside the sandbox, once the host approves; in the
+    /// schema only when the tool offers it ([`BashTool::offering_unsandboxed`]).
+    #[serde(default)]
+    #[schemars(skip)]
+    pub sandbox: Option<String>,
 }
+
+/// The `sandbox` property's description, as the model reads it.
+const SANDBOX_DESCRIPTION: &str = "Set to \"off\" to run this one command outside the sandbox \
+when it needs what the sandbox refuses (the network, a write outside the workspace); the user \
+is asked to approve it first";
 
 /// The `bash` tool. Settings that pi reads from its settings file are builder options here.
 #[derive(Debug, Clone)]
@@ -119,8 +130,27 @@ impl BashTool {
         self
     }
 
+    /// Offers the model a `sandbox: "off"` argument to ask for one command to run outside
+    /// the sandbox, for an `approval = "on-request"` session: the call then waits for the
+    /// context's approver. Without an `on-request` approval in the context the argument is
+    /// refused with a tool error.
+    pub fn offering_unsandboxed(mut self) -> Self {
+        if let Some(Value::Object(properties)) = self.parameters.get_mut("properties") {
+            properties.insert(
+                approval::SANDBOX_PROPERTY.to_owned(),
+                serde_json::json!({
+                    "type": "string",
+                    "enum": ["off"],
+                    "description": SANDBOX_DESCRIPTION,
+                }),
+            );
+        }
+        self
+    }
+
     async fn run(
         &self,
+        tool_call_id: &str,
         args: BashArgs,
         ctx: &ToolContext,
         cancel: CancellationToken,
@@ -136,6 +166,17 @@ impl BashTool {
                 cwd.display()
             )));
         }
+        let wants_out = match args.sandbox.as_deref() {
+            None => false,
+            Some("off") => true,
+            Some(other) => {
+                return Err(ToolError::InvalidArguments(format!(
+                    "sandbox: expected \"off\" or no value, got {other:?}"
+                )));
+            }
+        };
+        let confined =
+            approval::run_gate(ctx, tool_call_id, &args.command, wants_out, &cancel).await?;
         let command = match &self.command_prefix {
             Some(prefix) => format!("{prefix}\n{}", args.command),
             None => args.command,
@@ -145,7 +186,7 @@ impl BashTool {
             .clone()
             .unwrap_or_else(|| default_shell(&ctx.env));
         let limit = TimeLimit::new(args.timeout, ctx.limits.timeout);
-        let (mut group, mut pipe) = spawn(&shell, &command, &cwd, ctx)?;
+        let (mut group, mut pipe) = spawn(&shell, &command, &cwd, ctx, confined)?;
         let options = TruncationOptions::from_limits(&ctx.limits);
         let mut log = OutputLog::new(options.max_bytes, self.max_full_output_bytes, temp_dir(ctx));
         let mut updates = Updates::new(on_update, options);
@@ -205,7 +246,7 @@ impl BashTool {
             }
             None => {
                 let (text, details) = format_output(&mut log, options, "(no output)");
-                let note = sandbox_note(ctx, status, &text);
+                let note = confined.then(|| sandbox_note(ctx, status, &text)).flatten();
                 match status.code() {
                     // A shell killed by a signal has no code; pi then reports success.
                     Some(code) if code != 0 => {
@@ -247,7 +288,7 @@ impl Tool for BashTool {
 
     fn execute<'a>(
         &'a self,
-        _tool_call_id: &'a str,
+        tool_call_id: &'a str,
         args: Value,
         ctx: &'a ToolContext,
         cancel: CancellationToken,
@@ -255,7 +296,7 @@ impl Tool for BashTool {
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         Box::pin(async move {
             let args: BashArgs = parse_args(args)?;
-            self.run(args, ctx, cancel, on_update).await
+            self.run(tool_call_id, args, ctx, cancel, on_update).await
         })
     }
 }
@@ -294,15 +335,18 @@ impl TimeLimit {
     }
 }
 
-/// Starts `shell -c command`: confined when the context carries an active sandbox (a
-/// sandbox that cannot confine fails the call; it never runs the command unconfined).
+/// Starts `shell -c command`: `confined` in the context's active sandbox (a sandbox that
+/// cannot confine fails the call; it never runs the command unconfined), else as it is (no
+/// sandbox, or one the host approved leaving).
 fn spawn(
     shell: &std::path::Path,
     command: &str,
     cwd: &std::path::Path,
     ctx: &ToolContext,
+    confined: bool,
 ) -> Result<(ProcessGroup, tokio::net::unix::pipe::Receiver), ToolError> {
-    let Some(sandbox) = ctx.sandbox.as_ref().filter(|s| s.is_active()) else {
+    let sandbox = ctx.sandbox.as_ref().filter(|s| confined && s.is_active());
+    let Some(sandbox) = sandbox else {
         return ProcessGroup::spawn(shell, command, cwd, &ctx.env)
             .map_err(|err| spawn_error(shell, err));
     };

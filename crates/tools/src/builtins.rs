@@ -25,11 +25,20 @@ pub const READ_ONLY_TOOLS: [&str; 4] = ["read", "grep", "find", "ls"];
 /// The built-in tools: `read`, `write`, `edit`, `bash`, `grep`, `find`, `ls`, and `message`
 /// when a sink is given. Narrow the set with a [`ToolPolicy`](crate::policy::ToolPolicy).
 pub fn builtin_tools(message_sink: Option<Arc<dyn MessageSink>>) -> Vec<Arc<dyn Tool>> {
+    builtin_tools_with_bash(message_sink, BashTool::new())
+}
+
+/// [`builtin_tools`] with this `bash` (e.g. [`BashTool::offering_unsandboxed`] for an
+/// `approval = "on-request"` session).
+pub fn builtin_tools_with_bash(
+    message_sink: Option<Arc<dyn MessageSink>>,
+    bash: BashTool,
+) -> Vec<Arc<dyn Tool>> {
     let mut tools: Vec<Arc<dyn Tool>> = vec![
         Arc::new(ReadTool::new()),
         Arc::new(WriteTool::new()),
         Arc::new(EditTool::new()),
-        Arc::new(BashTool::new()),
+        Arc::new(bash),
         Arc::new(GrepTool::new()),
         Arc::new(FindTool::new()),
         Arc::new(LsTool::new()),
