@@ -120,6 +120,7 @@ impl Harness {
             config: Arc::new(Config::from_value(config).unwrap()),
             tools: builtin_tools(None),
             sandbox: None,
+            approval: None,
             timeout: None,
             hooks: Arc::new(NoHooks),
             clock: Arc::new(SystemClock),

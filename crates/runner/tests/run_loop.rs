@@ -116,6 +116,7 @@ impl Harness {
             config,
             tools: builtin_tools(None),
             sandbox: None,
+            approval: None,
             timeout: None,
             hooks: Arc::new(NoHooks),
             clock: self.clock.clone(),

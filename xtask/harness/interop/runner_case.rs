@@ -306,6 +306,7 @@ async fn run_turn(
         config: Arc::new(config),
         tools: builtin_tools(None),
         sandbox: None,
+        approval: None,
         timeout: None,
         hooks: Arc::new(NoHooks),
         clock: Arc::new(SystemClock),

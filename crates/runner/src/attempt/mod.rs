@@ -281,6 +281,7 @@ fn agent_session(
     let mut tool_context = ToolContext::new(&run.workspace_dir);
     tool_context.env = parts.tool_env;
     tool_context.sandbox = run.sandbox.clone();
+    tool_context.approval = run.approval.clone();
     tool_context.limits.timeout = None;
     let loop_config = AgentLoopConfig {
         model: spec.model.clone(),

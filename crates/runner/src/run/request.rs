@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use clawloop_core::approval::ToolApproval;
 use clawloop_core::clock::Clock;
 use clawloop_core::hooks::{HookContext, Hooks};
 use clawloop_core::message::ImageContent;
@@ -80,6 +81,8 @@ pub struct RunRequest {
     /// The sandbox every tool call of the run gets in its context; `None`: commands run
     /// with the user's rights.
     pub sandbox: Option<ToolSandbox>,
+    /// When the run's `bash` calls need the host's approval, and who gives it.
+    pub approval: Option<ToolApproval>,
     /// The whole run's time limit.
     pub timeout: Option<Duration>,
     /// Lifecycle hooks.

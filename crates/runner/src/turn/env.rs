@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use clawloop_core::approval::{ApprovalPolicy, ToolApproval};
 use clawloop_core::clock::{Clock, SystemClock};
 use clawloop_core::hooks::{Hooks, NoHooks};
 use clawloop_core::sandbox::ToolSandbox;
@@ -12,7 +13,8 @@ use clawloop_core::session_index::SessionIndex;
 use clawloop_core::tool::Tool;
 use clawloop_providers::{HttpTransport, TransportConfig, TransportError};
 use clawloop_session::{DEFAULT_AGENT_ID, SessionError, SessionStore, sessions_dir};
-use clawloop_tools::builtins::builtin_tools;
+use clawloop_tools::bash::BashTool;
+use clawloop_tools::builtins::builtin_tools_with_bash;
 
 use crate::auth::{AuthProfileManager, FileAuthStore};
 use crate::config::Config;
@@ -60,6 +62,8 @@ pub struct TurnEnv {
     /// The sandbox every tool call runs with, its policy completed by
     /// [`TurnEnvBuilder::build`]; `None`: commands run with the user's rights.
     pub sandbox: Option<ToolSandbox>,
+    /// When `bash` calls need the host's approval, and who gives it; `None`: never asked.
+    pub approval: Option<ToolApproval>,
 }
 
 impl std::fmt::Debug for TurnEnv {
@@ -70,6 +74,7 @@ impl std::fmt::Debug for TurnEnv {
             .field("workspace_dir", &self.workspace_dir)
             .field("tools", &self.tools.len())
             .field("sandbox", &self.sandbox)
+            .field("approval", &self.approval)
             .finish_non_exhaustive()
     }
 }
@@ -94,6 +99,7 @@ impl TurnEnv {
             transport: TransportConfig::default(),
             prompt_profile: PromptProfile::default(),
             sandbox: None,
+            approval: None,
         }
     }
 }
@@ -139,6 +145,7 @@ pub struct TurnEnvBuilder {
     transport: TransportConfig,
     prompt_profile: PromptProfile,
     sandbox: Option<ToolSandbox>,
+    approval: Option<ToolApproval>,
 }
 
 impl std::fmt::Debug for TurnEnvBuilder {
@@ -221,6 +228,15 @@ impl TurnEnvBuilder {
         self
     }
 
+    /// Who approves `bash` calls, and when (default: nobody is asked, and the model cannot
+    /// ask to leave the sandbox). With [`ApprovalPolicy::OnRequest`] the built-in `bash`
+    /// offers the model `sandbox: "off"` (a pool set with [`TurnEnvBuilder::tools`] offers it
+    /// where its `bash` is [`BashTool::offering_unsandboxed`]).
+    pub fn approval(mut self, approval: ToolApproval) -> Self {
+        self.approval = Some(approval);
+        self
+    }
+
     /// The HTTP client's settings (default: [`TransportConfig::default`]).
     pub fn transport(mut self, transport: TransportConfig) -> Self {
         self.transport = transport;
@@ -240,7 +256,19 @@ impl TurnEnvBuilder {
         let transport = HttpTransport::new(self.transport).map_err(TurnEnvError::Transport)?;
         let config = Arc::new(self.config);
         let clock = self.clock;
-        let mut tools = self.tools.unwrap_or_else(|| builtin_tools(None));
+        let on_request = self
+            .approval
+            .as_ref()
+            .is_some_and(|a| a.policy == ApprovalPolicy::OnRequest);
+        let mut tools = self.tools.unwrap_or_else(|| {
+            let bash = BashTool::new();
+            let bash = if on_request {
+                bash.offering_unsandboxed()
+            } else {
+                bash
+            };
+            builtin_tools_with_bash(None, bash)
+        });
         tools.extend(self.extra_tools);
         let sandbox = self
             .sandbox
@@ -271,6 +299,7 @@ impl TurnEnvBuilder {
             timezone: self.timezone,
             prompt_profile: self.prompt_profile,
             sandbox,
+            approval: self.approval,
             config,
         })
     }

@@ -72,6 +72,7 @@ impl RunScope {
             config: env.config.clone(),
             tools: turn_tools(env, key),
             sandbox: env.sandbox.clone(),
+            approval: env.approval.clone(),
             timeout: request
                 .timeout
                 .or_else(|| seconds(defaults.timeout_seconds)),

@@ -99,6 +99,7 @@ impl Scene {
             timezone: "UTC".to_owned(),
             prompt_profile: clawloop_runner::prompt::PromptProfile::Gateway,
             sandbox: None,
+            approval: None,
             config,
         };
         // The key already has a session, so a failed turn keeps its transcript for the

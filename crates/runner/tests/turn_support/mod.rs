@@ -103,6 +103,7 @@ impl Scene {
             timezone: "UTC".to_owned(),
             prompt_profile: clawloop_runner::prompt::PromptProfile::Gateway,
             sandbox: None,
+            approval: None,
             config,
         };
         Scene {
