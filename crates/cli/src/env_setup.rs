@@ -5,6 +5,7 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use clawloop_core::approval::{ApprovalPolicy, ToolApproval};
 use clawloop_core::sandbox::{SandboxMode, ToolSandbox};
 use clawloop_sandbox::LinuxSandbox;
 
@@ -12,6 +13,7 @@ use clawloop_runner::config::Config;
 use clawloop_runner::prompt::PromptProfile;
 use clawloop_runner::turn::TurnEnv;
 
+use crate::approval::{ApprovalArgs, TerminalApprover};
 use crate::config::{home_dir, load_config};
 
 /// Which built-in tools the model is offered.
@@ -34,15 +36,19 @@ pub struct Setup {
     pub home: PathBuf,
     /// The environment turns run in.
     pub env: TurnEnv,
+    /// Who approves bash commands, when the policy asks: the renderer attaches its terminal.
+    pub approver: Option<Arc<TerminalApprover>>,
 }
 
 /// Loads the configuration of the home and builds the turn environment over `workspace`
 /// (default: the current directory), with the bash tool's sandbox of `sandbox` (default: the
-/// configured `sandbox.mode`). Every error is a usage or configuration error.
+/// configured `sandbox.mode`) and the approvals of `approval` (default: `sandbox.approval`).
+/// Every error is a usage or configuration error.
 pub fn setup(
     workspace: Option<&PathBuf>,
     tools: &ToolChoice,
     sandbox: Option<SandboxMode>,
+    approval: &ApprovalArgs,
 ) -> Result<Setup, String> {
     let home = home_dir().map_err(|err| err.to_string())?;
     let mut config: Config = load_config(&home).map_err(|err| err.to_string())?;
@@ -64,6 +70,16 @@ pub fn setup(
     if let Some(sandbox) = tool_sandbox(&config_sandbox, sandbox)? {
         builder = builder.sandbox(sandbox);
     }
+    let policy = match approval.approval {
+        Some(policy) => policy,
+        None => config_sandbox
+            .approval()
+            .map_err(|err| format!("sandbox.approval: {err}"))?,
+    };
+    let approver = (policy != ApprovalPolicy::Never).then(|| TerminalApprover::new(approval.yes));
+    if let Some(approver) = &approver {
+        builder = builder.approval(ToolApproval::new(policy, approver.clone()));
+    }
     let env = builder.build().map_err(|err| err.to_string())?;
     if let ToolChoice::Only(names) = tools {
         let known: Vec<&str> = env.tools.iter().map(|tool| tool.name()).collect();
@@ -74,7 +90,11 @@ pub fn setup(
             ));
         }
     }
-    Ok(Setup { home, env })
+    Ok(Setup {
+        home,
+        env,
+        approver,
+    })
 }
 
 /// `--workspace DIR` as the absolute path of an existing directory: the turn environment

@@ -3,6 +3,7 @@
 //! Loads `<home>/config.toml`, wires the runner's HTTP providers, session store and built-in
 //! tools over the clawloop home (SPEC §2), and runs turns from a terminal or a script.
 
+mod approval;
 mod async_runtime;
 mod auth;
 mod chat;

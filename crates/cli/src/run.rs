@@ -72,6 +72,8 @@ pub struct RunArgs {
     /// The bash tool's sandbox: workspace-write, read-only or off (default: `sandbox.mode`).
     #[arg(long, value_name = "MODE", value_parser = crate::env_setup::parse_sandbox_mode)]
     sandbox: Option<clawloop_core::sandbox::SandboxMode>,
+    #[command(flatten)]
+    approval: crate::approval::ApprovalArgs,
     /// An image (PNG, JPEG, GIF or WebP) sent with the message; repeatable.
     #[arg(long, value_name = "PATH")]
     image: Vec<PathBuf>,
@@ -155,7 +157,12 @@ fn prepare(args: &RunArgs) -> Result<Prepared, String> {
     } else {
         ToolChoice::Configured
     };
-    let mut setup = setup(args.workspace.as_ref(), &tools, args.sandbox)?;
+    let mut setup = setup(
+        args.workspace.as_ref(),
+        &tools,
+        args.sandbox,
+        &args.approval,
+    )?;
     crate::model_choice::settle(&mut setup.env, args.model.as_deref())?;
     let input = prompt_input(&args.prompt, &setup.env.workspace_dir)?;
     images.extend(input.images);
@@ -199,7 +206,7 @@ pub fn renderer_for(mode: OutputMode, env: &TurnEnv) -> Renderer {
 
 async fn turn(args: &RunArgs, prepared: Prepared) -> ExitCode {
     let Prepared {
-        setup: Setup { env, .. },
+        setup: Setup { env, approver, .. },
         request,
         fresh,
     } = prepared;
@@ -211,6 +218,9 @@ async fn turn(args: &RunArgs, prepared: Prepared) -> ExitCode {
         OutputMode::Blocks
     };
     let renderer = renderer_for(mode, &env);
+    if let Some(approver) = &approver {
+        approver.attach(renderer.term());
+    }
     let key = request.session_key.clone();
     let binding = if fresh {
         new_session(&env, &key).await.map(Some)

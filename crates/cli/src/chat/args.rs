@@ -50,6 +50,8 @@ pub struct ChatArgs {
     /// The bash tool's sandbox: workspace-write, read-only or off (default: `sandbox.mode`).
     #[arg(long, value_name = "MODE", value_parser = crate::env_setup::parse_sandbox_mode)]
     pub sandbox: Option<clawloop_core::sandbox::SandboxMode>,
+    #[command(flatten)]
+    pub approval: crate::approval::ApprovalArgs,
 }
 
 impl ChatArgs {
@@ -70,6 +72,7 @@ impl ChatArgs {
             thinking: None,
             workspace: None,
             sandbox: None,
+            approval: crate::approval::ApprovalArgs::default(),
         }
     }
 }

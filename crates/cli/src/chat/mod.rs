@@ -8,7 +8,7 @@ pub mod command;
 pub mod input;
 
 use crate::async_runtime::start;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -22,7 +22,7 @@ use clawloop_subscribe::HomeDisplay;
 use tokio_util::sync::CancellationToken;
 
 use crate::EXIT_USAGE;
-use crate::env_setup::{ToolChoice, setup};
+use crate::env_setup::{Setup, ToolChoice, setup};
 use crate::model_choice::{check_known, effective_model, settle};
 use crate::models::lacks_key;
 use crate::render::sanitize::for_stderr;
@@ -62,6 +62,7 @@ pub fn main(args: ChatArgs) -> ExitCode {
         args.workspace.as_ref(),
         &ToolChoice::Configured,
         args.sandbox,
+        &args.approval,
     )
     .and_then(|mut setup| {
         settle(&mut setup.env, args.model.as_deref())?;
@@ -88,15 +89,23 @@ pub fn main(args: ChatArgs) -> ExitCode {
         thinking: args.thinking,
         failed: false,
     };
-    let code = runtime.block_on(chat(setup.home, setup.env, state, fresh));
+    let code = runtime.block_on(chat(setup, state, fresh));
     // A chat stopped at a terminal prompt leaves the editor's read blocked on the pool:
     // waiting for it (as dropping the runtime does) would never exit.
     runtime.shutdown_background();
     code
 }
 
-async fn chat(home: PathBuf, env: TurnEnv, mut state: ChatState, fresh: bool) -> ExitCode {
+async fn chat(setup: Setup, mut state: ChatState, fresh: bool) -> ExitCode {
+    let Setup {
+        home,
+        env,
+        approver,
+    } = setup;
     let renderer = renderer_for(OutputMode::Blocks, &env);
+    if let Some(approver) = &approver {
+        approver.attach(renderer.term());
+    }
     if fresh && let Err(message) = new_session(&env, &state.key).await {
         renderer.error(&message);
         return ExitCode::from(EXIT_FAILED);

@@ -130,6 +130,15 @@ impl Term {
         let _ = writeln!(err, "{text}").and_then(|()| err.flush());
     }
 
+    /// Writes `text` as it is (no newline) to stderr, after erasing the spinner: a question
+    /// the answer follows on the same line. Like [`Term::err_line`], `text` is trusted.
+    pub fn err_text(&self, text: &str) {
+        let mut state = self.lock();
+        erase(&mut state);
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "{text}").and_then(|()| err.flush());
+    }
+
     /// `text` in `style` on stderr when colors are on there.
     pub fn paint_err(&self, style: Style, text: &str) -> String {
         paint(self.caps.stderr_color, style, text)
@@ -158,6 +167,14 @@ impl Term {
         let mut state = self.lock();
         erase(&mut state);
         state.spinner = None;
+    }
+
+    /// Hides the spinner until [`Term::spin`] shows it again; returns its label, if it was
+    /// shown (a prompt puts it back after the answer).
+    pub fn hide_spin(&self) -> Option<&'static str> {
+        let mut state = self.lock();
+        erase(&mut state);
+        state.spinner.take().map(|spinner| spinner.label)
     }
 
     /// Draws the spinner's next frame, if it is shown.

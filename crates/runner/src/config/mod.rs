@@ -131,6 +131,12 @@ impl Config {
                 message: err.to_string(),
             });
         }
+        if let Err(err) = self.sandbox.approval() {
+            return Err(ConfigError {
+                path: "sandbox.approval".to_owned(),
+                message: err.to_string(),
+            });
+        }
         let d = &self.agents.defaults;
         let bad = |path: &str, message: &str| ConfigError {
             path: format!("agents.defaults.{path}"),

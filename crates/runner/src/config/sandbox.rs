@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use clawloop_core::approval::{ApprovalPolicy, UnknownApprovalPolicy};
 use clawloop_core::sandbox::{SandboxMode, SandboxPolicy, UnknownSandboxMode};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,10 @@ pub struct SandboxConfig {
     /// Environment variables sandboxed commands keep although their names contain `KEY`,
     /// `SECRET` or `TOKEN`.
     pub env_passthrough: Vec<String>,
+    /// When `bash` calls wait for the user's yes: `never`, `on-request` (the model may ask
+    /// to run one command outside the sandbox) or `always` (before every call). `--approval`
+    /// wins over it.
+    pub approval: String,
     /// Keys this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -34,6 +39,7 @@ impl Default for SandboxConfig {
             network: true,
             writable_roots: Vec::new(),
             env_passthrough: Vec::new(),
+            approval: ApprovalPolicy::Never.as_str().to_owned(),
             extra: Map::new(),
         }
     }
@@ -43,6 +49,11 @@ impl SandboxConfig {
     /// The configured mode.
     pub fn mode(&self) -> Result<SandboxMode, UnknownSandboxMode> {
         self.mode.parse()
+    }
+
+    /// The configured approval policy.
+    pub fn approval(&self) -> Result<ApprovalPolicy, UnknownApprovalPolicy> {
+        self.approval.parse()
     }
 
     /// The policy of `mode` (the configured one unless the command line chose) with the rest
@@ -80,6 +91,17 @@ mod tests {
         assert_eq!(
             (default.mode().unwrap(), default.network),
             (SandboxMode::WorkspaceWrite, true)
+        );
+        assert_eq!(default.approval(), Ok(ApprovalPolicy::Never));
+        let asked = Config::from_value(json!({"sandbox": {"approval": "on-request"}})).unwrap();
+        assert_eq!(asked.sandbox.approval(), Ok(ApprovalPolicy::OnRequest));
+        let err = Config::from_value(json!({"sandbox": {"approval": "ask"}})).unwrap_err();
+        assert_eq!(
+            (err.path.as_str(), err.message.as_str()),
+            (
+                "sandbox.approval",
+                "unknown approval policy `ask` (expected never, on-request or always)"
+            )
         );
         let err = Config::from_value(json!({"sandbox": {"mode": "strict"}})).unwrap_err();
         assert_eq!(

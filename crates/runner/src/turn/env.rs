@@ -256,10 +256,12 @@ impl TurnEnvBuilder {
         let transport = HttpTransport::new(self.transport).map_err(TurnEnvError::Transport)?;
         let config = Arc::new(self.config);
         let clock = self.clock;
+        // The way out is offered only where there is a sandbox to leave.
         let on_request = self
             .approval
             .as_ref()
-            .is_some_and(|a| a.policy == ApprovalPolicy::OnRequest);
+            .is_some_and(|a| a.policy == ApprovalPolicy::OnRequest)
+            && self.sandbox.as_ref().is_some_and(ToolSandbox::is_active);
         let mut tools = self.tools.unwrap_or_else(|| {
             let bash = BashTool::new();
             let bash = if on_request {
