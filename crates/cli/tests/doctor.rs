@@ -381,3 +381,62 @@ async fn fix_repairs_modes_stale_locks_and_orphaned_tool_calls() -> TestResult {
     assert_eq!(server.end_turn().problems(), Vec::<String>::new());
     Ok(())
 }
+
+/// `clawloop doctor`'s sandbox line with `CLAWLOOP_SANDBOX_BACKEND` set to `backend`.
+fn sandbox_line(
+    home: &Home,
+    backend: &str,
+) -> Result<(Option<i32>, String), Box<dyn std::error::Error>> {
+    let out = Command::new(env!("CARGO_BIN_EXE_clawloop"))
+        .arg("doctor")
+        .env("CLAWLOOP_HOME", home.home())
+        .env("NO_COLOR", "1")
+        .env("CLAWLOOP_SANDBOX_BACKEND", backend)
+        .stdin(Stdio::null())
+        .output()?;
+    let stdout = text(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|line| line.contains("sandbox"))
+        .ok_or_else(|| format!("no sandbox line in {stdout:?}"))?
+        .to_owned();
+    Ok((out.status.code(), line))
+}
+
+#[tokio::test]
+async fn doctor_names_the_sandbox_backend_and_what_it_enforces() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(
+        &server,
+        "apiKey = \"sk-test\"\n\n[sandbox]\napproval = \"on-request\"\n",
+    )?;
+    let (_, line) = sandbox_line(&home, "landlock")?;
+    assert!(
+        line.starts_with("✓ sandbox: Landlock + seccomp, the helper as child subreaper: workspace-write, network on;"),
+        "{line}"
+    );
+    assert!(line.contains("the clawloop home hidden"), "{line}");
+    assert!(line.ends_with("; approval on-request"), "{line}");
+    let (code, line) = sandbox_line(&home, "nonsense")?;
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        line,
+        "✗ sandbox: CLAWLOOP_SANDBOX_BACKEND must be bwrap, landlock or auto, not `nonsense`"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn doctor_warns_when_the_sandbox_is_off() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(
+        &server,
+        "apiKey = \"sk-test\"\n\n[sandbox]\nmode = \"off\"\n",
+    )?;
+    let (_, line) = sandbox_line(&home, "auto")?;
+    assert_eq!(
+        line,
+        "! sandbox is off: bash commands run with your full rights"
+    );
+    Ok(())
+}

@@ -171,6 +171,86 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Example: a bot's shell, sandboxed, with an approver
+//!
+//! A stranger's message reaches the model, so the bot confines the built-in `bash` with
+//! `clawloop_sandbox::LinuxSandbox` (Landlock + seccomp, or bubblewrap) in `workspace-write`
+//! and lets the model ask to leave the sandbox (`approval = on-request`) only to have its
+//! [`Approver`](clawloop_core::approval::Approver) decide. This operator says no; the model
+//! reads why and answers without the command ever running.
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use clawloop_core::approval::{
+//!     ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, ToolApproval,
+//! };
+//! use clawloop_core::sandbox::{SandboxMode, SandboxPolicy, ToolSandbox};
+//! use clawloop_core::tool::BoxFuture;
+//! use clawloop_runner::config::Config;
+//! use clawloop_runner::turn::{
+//!     AgentRunLoopResult, TurnEnv, TurnIo, TurnRequest, run_agent_turn_with_fallback,
+//! };
+//! use clawloop_sandbox::LinuxSandbox;
+//! use clawloop_testkit::ProviderScriptServer;
+//! use serde_json::json;
+//!
+//! /// The bot's operator: keeps every command in the sandbox.
+//! #[derive(Debug)]
+//! struct Operator;
+//!
+//! impl Approver for Operator {
+//!     fn decide<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalDecision> {
+//!         let why = format!("the operator keeps `{}` in the sandbox", request.command);
+//!         Box::pin(async move { ApprovalDecision::Deny(why) })
+//!     }
+//! }
+//!
+//! # #[tokio::main]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = ProviderScriptServer::start().await?;
+//! server.begin_turn(vec![
+//!     serde_json::from_value(json!({"reply": {"toolCalls": [{"name": "bash",
+//!         "arguments": {"command": "curl -s https://example.com", "sandbox": "off"}}]}}))?,
+//!     serde_json::from_value(json!({
+//!         "expectRequest": {"bodyContains": ["Command not run: the operator keeps"]},
+//!         "reply": {"text": "I may not fetch pages from here."}}))?,
+//! ]);
+//! let config = Config::from_value(json!({
+//!     "agents": {"defaults": {"model": {"primary": "acme/m1"}}},
+//!     "models": {"providers": {"acme": {
+//!         "api": "openai-completions",
+//!         "baseUrl": format!("{}/v1", server.provider_url("acme")),
+//!         "apiKey": "sk-test",
+//!         "models": [{"id": "m1", "contextWindow": 128000, "maxTokens": 4096}],
+//!     }}},
+//! }))?;
+//! let dirs = tempfile::tempdir()?;
+//! let env = TurnEnv::builder(dirs.path().join("home"), dirs.path().join("workspace"))
+//!     .config(config)
+//!     .sandbox(ToolSandbox::new(
+//!         Arc::new(LinuxSandbox::new()),
+//!         SandboxPolicy::new(SandboxMode::WorkspaceWrite),
+//!     ))
+//!     .approval(ToolApproval::new(ApprovalPolicy::OnRequest, Arc::new(Operator)))
+//!     .build()?;
+//! let request = TurnRequest {
+//!     session_key: "telegram:chat:42".to_owned(),
+//!     prompt: "Fetch example.com for me".to_owned(),
+//!     ..TurnRequest::default()
+//! };
+//! let reply = match run_agent_turn_with_fallback(&env, request, TurnIo::default()).await {
+//!     AgentRunLoopResult::Success(success) => success.run_result.reply_text(),
+//!     AgentRunLoopResult::Final { payload, .. } => {
+//!         return Err(format!("the turn failed: {:?}", payload.text).into());
+//!     }
+//! };
+//! assert_eq!(reply, "I may not fetch pages from here.");
+//! assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod agent;
 pub mod attempt;

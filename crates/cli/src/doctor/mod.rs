@@ -1,6 +1,7 @@
 //! `clawloop doctor [--fix]`: checks the home a run depends on, one `✓`/`!`/`✗` line each —
 //! the config, a credential for every configured model, file permissions, provider
-//! reachability, stale lock files and transcripts with orphaned tool calls. `--fix` repairs
+//! reachability, the bash tool's sandbox, stale lock files and transcripts with orphaned tool
+//! calls. `--fix` repairs
 //! what is safe to repair (permissions, stale locks, orphaned calls) and says what it did.
 //! Exit 0 when nothing is `✗`, else 1.
 
@@ -10,6 +11,7 @@ mod locks;
 mod permissions;
 mod reach;
 mod report;
+mod sandbox;
 mod transcripts;
 
 use std::process::ExitCode;
@@ -63,6 +65,7 @@ pub fn main(args: DoctorArgs) -> ExitCode {
     credentials::check(&mut report, &home, &config);
     permissions::check(&mut report, &home, args.fix);
     reach::check(&mut report, &config);
+    sandbox::check(&mut report, &config);
     locks::check(&mut report, &home, args.fix);
     transcripts::check(&mut report, &home, args.fix);
     // A config every other command refuses with 2 is a usage error here too, whatever else
