@@ -58,7 +58,8 @@ fn run_bench(opts: &Options) -> Result<(), String> {
     let (rows, skips) = runtime.block_on(async {
         let harness = Harness::start(scratch.path(), measurer).await?;
         let mut rows = runs::clawloop_and_floor(&harness, &clawloop, &floor, opts).await?;
-        let mut skips = Vec::new();
+        let (sandbox_rows, mut skips) = runs::sandbox_rows(&harness, &clawloop, opts).await?;
+        rows.extend(sandbox_rows);
         if opts.peers {
             let (peer_rows, peer_skips) = peers::run(&harness, &bench_dir, opts.peer_runs).await;
             rows.extend(peer_rows);

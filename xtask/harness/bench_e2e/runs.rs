@@ -6,7 +6,7 @@ use std::process::Command;
 
 use super::harness::{Harness, Strictness, TurnSample};
 use super::options::Options;
-use super::report::Row;
+use super::report::{Row, SANDBOX_BWRAP, SANDBOX_LANDLOCK, SANDBOX_OFF};
 use super::scenario::{Scenario, TOOL_FILE, clawloop_config};
 use super::stats::summarize;
 
@@ -42,28 +42,7 @@ pub async fn clawloop_and_floor(
                 .turn(scenario, run(i), Strictness::Strict)
                 .await
                 .map_err(|e| format!("clawloop {}: {e}", scenario.name()))?;
-            let stdout = String::from_utf8_lossy(&measured.output.stdout);
-            // `--print` may cut a long reply into blocks on separate lines: compare words.
-            let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
-            if words != scenario.reply_text() {
-                let expected = scenario.reply_text();
-                let at = words
-                    .bytes()
-                    .zip(expected.bytes())
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(words.len().min(expected.len()));
-                let near = |text: &str| {
-                    text.get(at.saturating_sub(20)..(at + 20).min(text.len()))
-                        .unwrap_or_default()
-                        .to_owned()
-                };
-                return Err(format!(
-                    "clawloop {} printed something else than the scripted reply: at byte {at}, {:?} instead of {:?}",
-                    scenario.name(),
-                    near(&words),
-                    near(&expected)
-                ));
-            }
+            check_reply(scenario, &measured.output.stdout)?;
             ours.push(sample);
             let mut floor_command = Command::new(floor);
             floor_command.args(&floor_args);
@@ -78,6 +57,90 @@ pub async fn clawloop_and_floor(
     }
     rows.push(version_row(harness, clawloop, opts.runs).await?);
     Ok(rows)
+}
+
+/// Fails unless `stdout` holds the scenario's scripted reply.
+fn check_reply(scenario: Scenario, stdout: &[u8]) -> Result<(), String> {
+    let stdout = String::from_utf8_lossy(stdout);
+    // `--print` may cut a long reply into blocks on separate lines: compare words.
+    let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let expected = scenario.reply_text();
+    if words == expected {
+        return Ok(());
+    }
+    let at = words
+        .bytes()
+        .zip(expected.bytes())
+        .position(|(a, b)| a != b)
+        .unwrap_or(words.len().min(expected.len()));
+    let near = |text: &str| {
+        text.get(at.saturating_sub(20)..(at + 20).min(text.len()))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    Err(format!(
+        "clawloop {} printed something else than the scripted reply: at byte {at}, {:?} instead of {:?}",
+        scenario.name(),
+        near(&words),
+        near(&expected)
+    ))
+}
+
+/// The sandbox backends [`sandbox_rows`] measures: the row's system name and how a run
+/// selects it (`--sandbox off`, or `CLAWLOOP_SANDBOX_BACKEND`).
+pub const SANDBOXES: [(&str, Option<&str>); 3] = [
+    (SANDBOX_OFF, None),
+    (SANDBOX_LANDLOCK, Some("landlock")),
+    (SANDBOX_BWRAP, Some("bwrap")),
+];
+
+/// Measures [`Scenario::Bash`] under each backend that works here, runs interleaved; a
+/// backend that does not work is a skip line.
+pub async fn sandbox_rows(
+    harness: &Harness,
+    clawloop: &Path,
+    opts: &Options,
+) -> Result<(Vec<Row>, Vec<String>), String> {
+    let home = harness.root.join("clawloop-home");
+    let scenario = Scenario::Bash;
+    let command = |backend: Option<&str>, i: usize| {
+        let mut command = clawloop_turn(clawloop, &home, harness, scenario, i);
+        match backend {
+            None => command.args(["--sandbox", "off"]),
+            Some(backend) => command.env("CLAWLOOP_SANDBOX_BACKEND", backend),
+        };
+        command
+    };
+    let mut working = Vec::new();
+    let mut skips = Vec::new();
+    for (system, backend) in SANDBOXES {
+        // The warm-up run; a backend the machine lacks fails the bash call, not the turn.
+        match harness
+            .turn(scenario, command(backend, 0), Strictness::Strict)
+            .await
+        {
+            Ok((_, measured, _)) if check_reply(scenario, &measured.output.stdout).is_ok() => {
+                working.push((system, backend, Vec::new()));
+            }
+            Ok(_) => skips.push(format!("{system}: the backend does not work here")),
+            Err(err) => skips.push(format!("{system}: {err}")),
+        }
+    }
+    for i in 1..=opts.runs {
+        for (system, backend, samples) in &mut working {
+            let (sample, measured, _) = harness
+                .turn(scenario, command(*backend, i), Strictness::Strict)
+                .await
+                .map_err(|e| format!("{system} {}: {e}", scenario.name()))?;
+            check_reply(scenario, &measured.output.stdout)?;
+            samples.push(sample);
+        }
+    }
+    let rows = working
+        .iter()
+        .map(|(system, _, samples)| row(system, scenario.name(), samples))
+        .collect();
+    Ok((rows, skips))
 }
 
 fn clawloop_turn(

@@ -23,7 +23,13 @@ pub enum Scenario {
     Stream,
     /// A `read` tool call, then an answer of [`ANSWER_TOKENS`] tokens.
     Tool,
+    /// A `bash` call of [`BASH_COMMAND`], then the same answer: what a sandbox adds to a
+    /// command (clawloop only, once per backend).
+    Bash,
 }
+
+/// The command of [`Scenario::Bash`]: nothing to do but start and end.
+pub const BASH_COMMAND: &str = "true";
 
 impl Scenario {
     /// Both, in table order.
@@ -34,6 +40,7 @@ impl Scenario {
         match self {
             Scenario::Stream => "stream-1000",
             Scenario::Tool => "tool-read",
+            Scenario::Bash => "tool-bash",
         }
     }
 
@@ -42,6 +49,7 @@ impl Scenario {
         match self {
             Scenario::Stream => "Write a long answer.",
             Scenario::Tool => "Read notes.txt and tell me what it says.",
+            Scenario::Bash => "Run `true`.",
         }
     }
 
@@ -56,6 +64,13 @@ impl Scenario {
                     "expectRequest": {"bodyContains": ["bench marker 7f3c"]},
                     "reply": {"textChunks": deltas(ANSWER_TOKENS)}}),
             ],
+            Scenario::Bash => vec![
+                json!({"reply": {"toolCalls": [
+                    {"name": "bash", "arguments": {"command": BASH_COMMAND}}]}}),
+                json!({
+                    "expectRequest": {"bodyContains": ["(no output)"]},
+                    "reply": {"textChunks": deltas(ANSWER_TOKENS)}}),
+            ],
         };
         steps.into_iter().map(serde_json::from_value).collect()
     }
@@ -64,7 +79,7 @@ impl Scenario {
     pub fn reply_text(self) -> String {
         match self {
             Scenario::Stream => deltas(STREAM_TOKENS).concat(),
-            Scenario::Tool => deltas(ANSWER_TOKENS).concat(),
+            Scenario::Tool | Scenario::Bash => deltas(ANSWER_TOKENS).concat(),
         }
     }
 
@@ -72,7 +87,7 @@ impl Scenario {
     pub fn requests(self) -> usize {
         match self {
             Scenario::Stream => 1,
-            Scenario::Tool => 2,
+            Scenario::Tool | Scenario::Bash => 2,
         }
     }
 }
@@ -113,7 +128,7 @@ mod tests {
 
     #[test]
     fn scripts_parse_and_replies_add_up() {
-        for scenario in Scenario::ALL {
+        for scenario in [Scenario::Stream, Scenario::Tool, Scenario::Bash] {
             let script = scenario.script().unwrap();
             assert_eq!(script.len(), scenario.requests(), "{}", scenario.name());
         }

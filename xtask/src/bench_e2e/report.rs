@@ -71,7 +71,17 @@ impl TargetCheck {
     }
 }
 
-/// The targets of SPEC issue 14 checked against `rows` (clawloop vs the floor).
+/// The row of `tool-bash` under `--sandbox off`.
+pub const SANDBOX_OFF: &str = "clawloop, sandbox off";
+/// The row of `tool-bash` under the Landlock backend.
+pub const SANDBOX_LANDLOCK: &str = "clawloop, Landlock";
+/// The row of `tool-bash` under the bubblewrap backend.
+pub const SANDBOX_BWRAP: &str = "clawloop, bubblewrap";
+
+/// The targets of SPEC issue 14 checked against `rows` (clawloop vs the floor), and issue
+/// 23's: what a sandbox adds to one `bash` call over `--sandbox off`, in wall time (the tool
+/// gap) and CPU (the process and its reaped children), ≤ 3 ms with Landlock, ≤ 10 ms with
+/// bubblewrap.
 pub fn check_targets(rows: &[Row]) -> Vec<TargetCheck> {
     let find = |system: &str, scenario: &str| {
         rows.iter()
@@ -119,6 +129,28 @@ pub fn check_targets(rows: &[Row]) -> Vec<TargetCheck> {
         limit: 2.0,
         unit: "ms".to_owned(),
     });
+    for (system, label, limit) in [
+        (SANDBOX_LANDLOCK, "Landlock", 3.0),
+        (SANDBOX_BWRAP, "bubblewrap", 10.0),
+    ] {
+        let extra = |pick: fn(&Row) -> Option<Summary>| {
+            let sandboxed = median(find(system, "tool-bash"), pick)?;
+            let off = median(find(SANDBOX_OFF, "tool-bash"), pick)?;
+            Some(sandboxed - off)
+        };
+        checks.push(TargetCheck {
+            name: format!("bash call extra wall, {label} − off"),
+            value: extra(|r| r.tool_gap_ms),
+            limit,
+            unit: "ms".to_owned(),
+        });
+        checks.push(TargetCheck {
+            name: format!("bash call extra CPU, {label} − off"),
+            value: extra(|r| r.cpu_ms),
+            limit,
+            unit: "ms".to_owned(),
+        });
+    }
     checks.push(TargetCheck {
         name: "`--version` wall".to_owned(),
         value: median(find("clawloop", "--version"), |r| r.wall_ms),
@@ -222,11 +254,17 @@ mod tests {
         let mut tool = row("clawloop", "tool-read", 9.0);
         tool.tool_gap_ms = summary(2.5, 3.0);
         tool.rss_mib = summary(13.0, 13.5);
+        let mut off = row(SANDBOX_OFF, "tool-bash", 10.0);
+        off.tool_gap_ms = summary(2.0, 2.5);
+        let mut landlock = row(SANDBOX_LANDLOCK, "tool-bash", 12.0);
+        landlock.tool_gap_ms = summary(5.5, 6.0);
         let rows = vec![
             row("clawloop", "stream-1000", 6.0),
             row("floor", "stream-1000", 2.0),
             tool,
             row("floor", "tool-read", 5.0),
+            off,
+            landlock,
         ];
         E2eReport {
             date: "2026-11-26".to_owned(),
@@ -267,6 +305,26 @@ mod tests {
                     Some(true)
                 ),
                 ("tool gap".to_owned(), Some(2.5), Some(false)),
+                (
+                    "bash call extra wall, Landlock − off".to_owned(),
+                    Some(3.5),
+                    Some(false)
+                ),
+                (
+                    "bash call extra CPU, Landlock − off".to_owned(),
+                    Some(2.0),
+                    Some(true)
+                ),
+                (
+                    "bash call extra wall, bubblewrap − off".to_owned(),
+                    None,
+                    None
+                ),
+                (
+                    "bash call extra CPU, bubblewrap − off".to_owned(),
+                    None,
+                    None
+                ),
                 ("`--version` wall".to_owned(), None, None),
             ]
         );
