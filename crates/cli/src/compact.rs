@@ -20,8 +20,7 @@ use crate::model_choice::{check_known, effective_model};
 use crate::render::sanitize::for_stdout;
 use crate::sessions::resolve_target;
 
-/// Exit code after Ctrl-C (128 + SIGINT).
-const EXIT_INTERRUPTED: u8 = 130;
+use crate::exit_code::EXIT_INTERRUPTED;
 
 /// Arguments of `clawloop compact`.
 #[derive(Debug, Args)]

@@ -26,7 +26,7 @@ pub fn main(args: CompletionsArgs, mut command: clap::Command) -> ExitCode {
         Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("clawloop: cannot write the completion script: {err}");
-            ExitCode::from(1)
+            ExitCode::from(crate::exit_code::EXIT_FAILED)
         }
     }
 }

@@ -1,13 +1,12 @@
 //! A command that could not do its work: the exit code (SPEC §10) and the one sentence that
-//! says why, printed as `clawloop: <message>`.
+//! says why, printed as `clawloop: <message>`. Every command's error is this one type.
 
 use std::process::ExitCode;
 
-use crate::EXIT_USAGE;
-use crate::render::sanitize::for_stderr;
+use clawloop_core::auth_store::AuthStoreError;
 
-/// Exit code of an operation that failed.
-pub const EXIT_FAILED: u8 = 1;
+use crate::exit_code::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE};
+use crate::render::sanitize::for_stderr;
 
 /// Why a command stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +31,24 @@ impl Failure {
         Failure {
             code: EXIT_FAILED,
             message: message.into(),
+        }
+    }
+
+    /// The user pressed Ctrl-C (exit 130).
+    pub fn interrupted() -> Self {
+        Failure {
+            code: EXIT_INTERRUPTED,
+            message: "interrupted".to_owned(),
+        }
+    }
+}
+
+impl From<AuthStoreError> for Failure {
+    fn from(err: AuthStoreError) -> Self {
+        // Every store error names its file; a bad file is the user's to fix, like bad config.
+        match err {
+            AuthStoreError::Invalid { .. } => Failure::usage(err.to_string()),
+            _ => Failure::failed(err.to_string()),
         }
     }
 }

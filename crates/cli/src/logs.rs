@@ -17,13 +17,10 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::EXIT_USAGE;
+use crate::exit_code::{EXIT_FAILED, EXIT_USAGE};
 use crate::config::home_dir;
 use crate::logging::{LOG_PREFIX, LOG_SUFFIX, log_dir};
 use crate::render::sanitize::{bytes_for_stdout, for_stderr};
-
-/// Exit code of a failed operation.
-const EXIT_FAILED: u8 = 1;
 
 /// How often `--follow` looks for new lines.
 const POLL: Duration = Duration::from_millis(200);

@@ -13,6 +13,7 @@ mod config;
 mod continue_pick;
 mod doctor;
 mod env_setup;
+mod exit_code;
 mod failure;
 mod hints;
 mod image_size;
@@ -34,8 +35,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-/// Exit code of a usage or configuration error.
-pub const EXIT_USAGE: u8 = 2;
+use exit_code::EXIT_USAGE;
 
 /// Run LLM agent turns from a terminal or a script.
 #[derive(Debug, Parser)]

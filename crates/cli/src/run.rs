@@ -11,7 +11,7 @@ use clawloop_core::clock::{Clock, SystemClock};
 use clawloop_runner::turn::{TurnEnv, TurnRequest};
 use tokio_util::sync::CancellationToken;
 
-use crate::EXIT_USAGE;
+use crate::exit_code::{EXIT_FAILED, EXIT_USAGE};
 use crate::continue_pick::{SessionFlags, session_target};
 use crate::env_setup::{Setup, ToolChoice, setup};
 use crate::hints::turn_hints;
@@ -27,10 +27,6 @@ use crate::shell_word::shell_word;
 use crate::signals::{Stop, StopWatch};
 use crate::turn_driver::{TurnOutcome, drive_turn};
 
-/// Exit code of a turn that failed.
-pub const EXIT_FAILED: u8 = 1;
-/// Exit code after Ctrl-C (128 + SIGINT).
-pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Arguments of `clawloop run`.
 #[derive(Debug, Args)]

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::context::now_ms;
 use super::key_input::read_key;
-use super::{AuthContext, CmdError, say};
+use super::{AuthContext, Failure, say};
 use crate::render::sanitize::for_stderr;
 
 /// Arguments of `clawloop auth add`.
@@ -38,7 +38,7 @@ pub struct AddArgs {
 }
 
 /// Runs `clawloop auth add`.
-pub fn run(args: &AddArgs) -> Result<(), CmdError> {
+pub fn run(args: &AddArgs) -> Result<(), Failure> {
     check_name("provider", &args.provider, &[':', '/'])?;
     if let Some(id) = &args.id {
         check_name("profile id", id, &[])?;
@@ -46,7 +46,7 @@ pub fn run(args: &AddArgs) -> Result<(), CmdError> {
     if let Some(name) = &args.key_env
         && !is_env_name(name)
     {
-        return Err(CmdError::usage(format!(
+        return Err(Failure::usage(format!(
             "--key-env `{name}` is not an environment variable name (letters, digits and `_`, not starting with a digit)"
         )));
     }
@@ -68,7 +68,7 @@ pub fn run(args: &AddArgs) -> Result<(), CmdError> {
             ..ApiKeyCredential::default()
         },
         (None, Some(command)) if command.trim().is_empty() => {
-            return Err(CmdError::usage(
+            return Err(Failure::usage(
                 "--command is empty: give the command that prints the key",
             ));
         }
@@ -147,8 +147,8 @@ pub fn run(args: &AddArgs) -> Result<(), CmdError> {
     Ok(())
 }
 
-fn taken(id: &str) -> CmdError {
-    CmdError::usage(format!(
+fn taken(id: &str) -> Failure {
+    Failure::usage(format!(
         "auth profile {id} already exists: pass --force to replace it, or choose another --id"
     ))
 }
@@ -165,13 +165,13 @@ fn free_id(provider: &str, exists: impl Fn(&str) -> bool) -> String {
         .unwrap_or(default)
 }
 
-fn check_name(what: &str, value: &str, forbidden: &[char]) -> Result<(), CmdError> {
+fn check_name(what: &str, value: &str, forbidden: &[char]) -> Result<(), Failure> {
     if value.trim().is_empty()
         || value.chars().any(|c| c.is_whitespace() || c.is_control())
         || value.contains(forbidden)
     {
         let extra: String = forbidden.iter().map(|c| format!(" or `{c}`")).collect();
-        return Err(CmdError::usage(format!(
+        return Err(Failure::usage(format!(
             "{what} `{value}` is not valid: it must be non-empty without spaces{extra}"
         )));
     }

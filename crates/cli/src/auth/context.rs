@@ -6,7 +6,7 @@ use clawloop_runner::auth::FileAuthStore;
 use clawloop_runner::config::Config;
 use clawloop_session::DEFAULT_AGENT_ID;
 
-use super::CmdError;
+use super::Failure;
 use crate::config::{home_dir, load_config};
 
 /// The home's configuration and the default agent's auth store.
@@ -20,9 +20,9 @@ pub struct AuthContext {
 
 impl AuthContext {
     /// Finds the home and loads its config; a bad config is a usage error (exit 2).
-    pub fn load() -> Result<Self, CmdError> {
-        let home = home_dir().map_err(|err| CmdError::usage(err.to_string()))?;
-        let config = load_config(&home).map_err(|err| CmdError::usage(err.to_string()))?;
+    pub fn load() -> Result<Self, Failure> {
+        let home = home_dir().map_err(|err| Failure::usage(err.to_string()))?;
+        let config = load_config(&home).map_err(|err| Failure::usage(err.to_string()))?;
         let store = FileAuthStore::new(agent_dir(&home, DEFAULT_AGENT_ID));
         Ok(AuthContext { config, store })
     }

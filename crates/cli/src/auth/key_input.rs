@@ -3,11 +3,11 @@
 
 use std::io::{BufRead, IsTerminal, Read, Write};
 
-use super::CmdError;
+use super::Failure;
 use crate::render::sanitize::for_stderr;
 
 /// The key typed or piped on stdin, trimmed. Refuses an empty key and one spanning lines.
-pub fn read_key(provider: &str) -> Result<String, CmdError> {
+pub fn read_key(provider: &str) -> Result<String, Failure> {
     let stdin = std::io::stdin();
     let raw = if stdin.is_terminal() {
         read_hidden(provider)?
@@ -16,7 +16,7 @@ pub fn read_key(provider: &str) -> Result<String, CmdError> {
         stdin
             .lock()
             .read_to_string(&mut text)
-            .map_err(|err| CmdError::failed(format!("cannot read the key from stdin: {err}")))?;
+            .map_err(|err| Failure::failed(format!("cannot read the key from stdin: {err}")))?;
         text
     };
     check_key(&raw, provider)
@@ -24,15 +24,15 @@ pub fn read_key(provider: &str) -> Result<String, CmdError> {
 
 /// The key out of what was read: surrounding whitespace goes, an empty key or a key of several
 /// lines is refused.
-fn check_key(raw: &str, provider: &str) -> Result<String, CmdError> {
+fn check_key(raw: &str, provider: &str) -> Result<String, Failure> {
     let key = raw.trim();
     if key.is_empty() {
-        return Err(CmdError::usage(format!(
+        return Err(Failure::usage(format!(
             "the key for {provider} is empty: type it when asked, or pipe it on stdin"
         )));
     }
     if key.contains(['\n', '\r']) {
-        return Err(CmdError::usage(format!(
+        return Err(Failure::usage(format!(
             "the key for {provider} spans several lines: pipe exactly one key on stdin"
         )));
     }
@@ -41,7 +41,7 @@ fn check_key(raw: &str, provider: &str) -> Result<String, CmdError> {
 
 /// One line from the terminal with echo off. Signals are off too, so Ctrl-C arrives as a
 /// character and the terminal is always restored before the command exits (130).
-fn read_hidden(provider: &str) -> Result<String, CmdError> {
+fn read_hidden(provider: &str) -> Result<String, Failure> {
     let stdin = std::io::stdin();
     let mut stderr = std::io::stderr();
     let _ = write!(
@@ -51,22 +51,22 @@ fn read_hidden(provider: &str) -> Result<String, CmdError> {
     );
     let _ = stderr.flush();
     let saved = rustix::termios::tcgetattr(&stdin)
-        .map_err(|err| CmdError::failed(format!("cannot read the terminal settings: {err}")))?;
+        .map_err(|err| Failure::failed(format!("cannot read the terminal settings: {err}")))?;
     let mut quiet = saved.clone();
     quiet
         .local_modes
         .remove(rustix::termios::LocalModes::ECHO | rustix::termios::LocalModes::ISIG);
     rustix::termios::tcsetattr(&stdin, rustix::termios::OptionalActions::Flush, &quiet)
-        .map_err(|err| CmdError::failed(format!("cannot turn off the terminal echo: {err}")))?;
+        .map_err(|err| Failure::failed(format!("cannot turn off the terminal echo: {err}")))?;
     let mut line = String::new();
     let read = stdin.lock().read_line(&mut line);
     let restored =
         rustix::termios::tcsetattr(&stdin, rustix::termios::OptionalActions::Now, &saved);
     let _ = writeln!(stderr);
-    read.map_err(|err| CmdError::failed(format!("cannot read the key from the terminal: {err}")))?;
-    restored.map_err(|err| CmdError::failed(format!("cannot restore the terminal echo: {err}")))?;
+    read.map_err(|err| Failure::failed(format!("cannot read the key from the terminal: {err}")))?;
+    restored.map_err(|err| Failure::failed(format!("cannot restore the terminal echo: {err}")))?;
     if line.contains('\u{3}') {
-        return Err(CmdError::interrupted());
+        return Err(Failure::interrupted());
     }
     Ok(line)
 }

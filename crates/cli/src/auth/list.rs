@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::context::now_ms;
 use super::source::{SecretSource, configured_key_source, credential_source};
-use super::{AuthContext, CmdError, format_local_ms, say};
+use super::{AuthContext, Failure, format_local_ms, say};
 use crate::render::sanitize::for_stdout;
 
 /// Arguments of `clawloop auth list`.
@@ -111,14 +111,14 @@ impl std::fmt::Display for ProfileState {
 }
 
 /// Runs `clawloop auth list`.
-pub fn run(args: &ListArgs) -> Result<(), CmdError> {
+pub fn run(args: &ListArgs) -> Result<(), Failure> {
     let context = AuthContext::load()?;
     let snapshot = context.store.load()?;
     let env = |name: &str| std::env::var(name).ok();
     let rows = profile_rows(&context.config, &snapshot, now_ms(), &env);
     if args.json {
         let text = serde_json::to_string_pretty(&rows)
-            .map_err(|err| CmdError::failed(format!("cannot encode the profiles: {err}")))?;
+            .map_err(|err| Failure::failed(format!("cannot encode the profiles: {err}")))?;
         say(&text);
     } else if rows.is_empty() {
         say(

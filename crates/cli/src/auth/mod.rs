@@ -5,7 +5,6 @@
 
 mod add;
 mod context;
-mod error;
 mod key_input;
 mod list;
 mod local_time;
@@ -15,11 +14,11 @@ mod source;
 
 use std::process::ExitCode;
 
-use crate::render::sanitize::{for_stderr, for_stdout};
+use crate::render::sanitize::for_stdout;
 use clap::{Args, Subcommand};
 
 pub use context::{AuthContext, agent_dir, now_ms};
-pub use error::CmdError;
+pub use crate::failure::Failure;
 pub use local_time::format_local_ms;
 
 /// Arguments of `clawloop auth`.
@@ -57,11 +56,5 @@ pub fn main(args: AuthArgs) -> ExitCode {
         AuthCommand::Remove(args) => remove::run(&args),
         AuthCommand::Reset(args) => reset::run(&args),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("clawloop: {}", for_stderr(&err.message));
-            ExitCode::from(err.code)
-        }
-    }
+    crate::failure::finish(result)
 }

@@ -7,7 +7,7 @@ use clawloop_core::auth_store::{AuthProfiles, AuthStore};
 use clawloop_runner::auth::forget::forget_profile;
 use clawloop_runner::auth::provider_key;
 
-use super::{AuthContext, CmdError, say};
+use super::{AuthContext, Failure, say};
 
 /// Arguments of `clawloop auth remove`.
 #[derive(Debug, Args)]
@@ -19,7 +19,7 @@ pub struct RemoveArgs {
 }
 
 /// Runs `clawloop auth remove`.
-pub fn run(args: &RemoveArgs) -> Result<(), CmdError> {
+pub fn run(args: &RemoveArgs) -> Result<(), Failure> {
     let context = AuthContext::load()?;
     let target = &args.profile_id;
     let mut removed: Vec<String> = Vec::new();
@@ -43,7 +43,7 @@ pub fn run(args: &RemoveArgs) -> Result<(), CmdError> {
         } else {
             message.replacen("no auth profile ", "no auth profile or provider ", 1)
         };
-        return Err(CmdError::usage(message));
+        return Err(Failure::usage(message));
     }
     context.store.update_state(&mut |_, state| {
         removed

@@ -7,7 +7,7 @@ use clawloop_core::auth_store::{AuthStore, ProfileUsageStats};
 use clawloop_runner::auth::mark::clear_cooldown;
 
 use super::remove::unknown_profile;
-use super::{AuthContext, CmdError, format_local_ms, say};
+use super::{AuthContext, Failure, format_local_ms, say};
 
 /// Arguments of `clawloop auth reset`.
 #[derive(Debug, Args)]
@@ -22,7 +22,7 @@ pub struct ResetArgs {
 }
 
 /// Runs `clawloop auth reset`.
-pub fn run(args: &ResetArgs) -> Result<(), CmdError> {
+pub fn run(args: &ResetArgs) -> Result<(), Failure> {
     let context = AuthContext::load()?;
     let mut changes: Vec<(String, ProfileUsageStats)> = Vec::new();
     let mut unknown: Option<Vec<String>> = None;
@@ -59,7 +59,7 @@ pub fn run(args: &ResetArgs) -> Result<(), CmdError> {
         !changes.is_empty()
     })?;
     if let (Some(id), Some(known)) = (&args.profile_id, unknown) {
-        return Err(CmdError::usage(unknown_profile(id, &known)));
+        return Err(Failure::usage(unknown_profile(id, &known)));
     }
     if changes.is_empty() {
         match &args.profile_id {

@@ -21,14 +21,14 @@ use clawloop_session::SessionStore;
 use clawloop_subscribe::HomeDisplay;
 use tokio_util::sync::CancellationToken;
 
-use crate::EXIT_USAGE;
+use crate::exit_code::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE};
 use crate::env_setup::{Setup, ToolChoice, setup};
 use crate::model_choice::{check_known, effective_model, settle};
 use crate::models::lacks_key;
 use crate::render::sanitize::for_stderr;
 use crate::render::term::SpinnerTask;
 use crate::render::{OutputMode, Renderer};
-use crate::run::{EXIT_FAILED, EXIT_INTERRUPTED, renderer_for};
+use crate::run::renderer_for;
 use crate::session_pick::{current_session, new_session};
 use crate::signals::{Stop, StopSignals};
 use crate::turn_driver::drive_turn;

@@ -10,11 +10,8 @@ use serde_json::{Map, Value};
 use super::mask::masked;
 use super::starter::starter_toml;
 use super::{config_path, home_dir, load_cached};
-use crate::EXIT_USAGE;
-use crate::render::sanitize::{for_stderr, for_stdout};
-
-/// Exit code of a failed operation.
-const EXIT_FAILED: u8 = 1;
+use crate::failure::Failure;
+use crate::render::sanitize::for_stdout;
 
 /// Arguments of `clawloop config`.
 #[derive(Debug, Args)]
@@ -50,19 +47,13 @@ pub fn main(args: ConfigArgs) -> ExitCode {
         ConfigCommand::Show { json } => show(json),
         ConfigCommand::Init { force } => init(force),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err((code, message)) => {
-            eprintln!("clawloop: {}", for_stderr(&message));
-            ExitCode::from(code)
-        }
-    }
+    crate::failure::finish(result)
 }
 
-type Outcome = Result<(), (u8, String)>;
+type Outcome = Result<(), Failure>;
 
-fn usage(err: impl ToString) -> (u8, String) {
-    (EXIT_USAGE, err.to_string())
+fn usage(err: impl ToString) -> Failure {
+    Failure::usage(err.to_string())
 }
 
 fn path() -> Outcome {
@@ -75,7 +66,7 @@ fn show(json: bool) -> Outcome {
     let home = home_dir().map_err(usage)?;
     let loaded = load_cached(&home).map_err(usage)?;
     let value = serde_json::to_value(&loaded.config)
-        .map_err(|err| (EXIT_FAILED, format!("cannot show the configuration: {err}")))?;
+        .map_err(|err| Failure::failed(format!("cannot show the configuration: {err}")))?;
     let value = without_nulls(masked(&value));
     let text = if json {
         serde_json::to_string_pretty(&value)
@@ -84,7 +75,7 @@ fn show(json: bool) -> Outcome {
     } else {
         toml::to_string(&value).map_err(|e| e.to_string())
     }
-    .map_err(|err| (EXIT_FAILED, format!("cannot show the configuration: {err}")))?;
+    .map_err(|err| Failure::failed(format!("cannot show the configuration: {err}")))?;
     // Values are the user's, but a config can come from anywhere.
     print!("{}", for_stdout(&text));
     Ok(())
@@ -115,33 +106,21 @@ fn init(force: bool) -> Outcome {
     let home = home_dir().map_err(usage)?;
     let file = config_path(&home);
     if !force && file.exists() {
-        return Err((
-            EXIT_FAILED,
-            format!(
+        return Err(Failure::failed(format!(
                 "{} already exists; pass --force to overwrite it",
                 file.display()
-            ),
-        ));
+            )));
     }
     create_private_dir(&home).map_err(|err| {
-        (
-            EXIT_FAILED,
-            format!("cannot create {}: {err}", home.display()),
-        )
+        Failure::failed(format!("cannot create {}: {err}", home.display()))
     })?;
     if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|err| {
-            (
-                EXIT_FAILED,
-                format!("cannot create {}: {err}", parent.display()),
-            )
+            Failure::failed(format!("cannot create {}: {err}", parent.display()))
         })?;
     }
     write_private(&file, &starter_toml()).map_err(|err| {
-        (
-            EXIT_FAILED,
-            format!("cannot write {}: {err}", file.display()),
-        )
+        Failure::failed(format!("cannot write {}: {err}", file.display()))
     })?;
     println!("{}", file.display());
     Ok(())

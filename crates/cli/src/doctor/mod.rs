@@ -71,7 +71,7 @@ pub fn main(args: DoctorArgs) -> ExitCode {
     // A config every other command refuses with 2 is a usage error here too, whatever else
     // the checks found.
     if config_invalid {
-        return ExitCode::from(2);
+        return ExitCode::from(crate::exit_code::EXIT_USAGE);
     }
     report.finish()
 }

@@ -50,7 +50,7 @@ impl Report {
     /// The exit code: 1 when a finding failed, else 0.
     pub fn finish(&self) -> ExitCode {
         if self.failed {
-            ExitCode::from(1)
+            ExitCode::from(crate::exit_code::EXIT_FAILED)
         } else {
             ExitCode::SUCCESS
         }

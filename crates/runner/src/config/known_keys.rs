@@ -120,6 +120,7 @@ pub static KNOWN_KEYS: &[(u8, &str, Shape)] = &[
         (1, "network", Shape::Value),
         (1, "writableRoots", Shape::Value),
         (1, "envPassthrough", Shape::Value),
+        (1, "approval", Shape::Value),
     // @generated: end
 ];
 
