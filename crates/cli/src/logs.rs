@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::exit_code::{EXIT_FAILED, EXIT_USAGE};
 use crate::config::home_dir;
+use crate::exit_code::{EXIT_FAILED, EXIT_USAGE};
 use crate::logging::{LOG_PREFIX, LOG_SUFFIX, log_dir};
 use crate::render::sanitize::{bytes_for_stdout, for_stderr};
 

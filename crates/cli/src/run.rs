@@ -11,9 +11,9 @@ use clawloop_core::clock::{Clock, SystemClock};
 use clawloop_runner::turn::{TurnEnv, TurnRequest};
 use tokio_util::sync::CancellationToken;
 
-use crate::exit_code::{EXIT_FAILED, EXIT_USAGE};
 use crate::continue_pick::{SessionFlags, session_target};
 use crate::env_setup::{Setup, ToolChoice, setup};
+use crate::exit_code::{EXIT_FAILED, EXIT_USAGE};
 use crate::hints::turn_hints;
 use crate::images::load_image;
 use crate::prompt_input::prompt_input;
@@ -26,7 +26,6 @@ use crate::session_pick::{current_session, new_session};
 use crate::shell_word::shell_word;
 use crate::signals::{Stop, StopWatch};
 use crate::turn_driver::{TurnOutcome, drive_turn};
-
 
 /// Arguments of `clawloop run`.
 #[derive(Debug, Args)]

@@ -276,7 +276,10 @@ fn landlock_here(helper: &Path) -> Result<(), String> {
         .map_err(|err| format!("landlock: {err}"))?;
     let status = std::fs::read_to_string("/proc/self/status")
         .map_err(|err| format!("seccomp: cannot read /proc/self/status: {err}"))?;
-    if !status.lines().any(|line| line.starts_with("Seccomp_filters:")) {
+    if !status
+        .lines()
+        .any(|line| line.starts_with("Seccomp_filters:"))
+    {
         return Err("seccomp: this kernel has no seccomp filters".to_owned());
     }
     if !helper.is_file() {

@@ -17,8 +17,8 @@ use std::process::ExitCode;
 use crate::render::sanitize::for_stdout;
 use clap::{Args, Subcommand};
 
-pub use context::{AuthContext, agent_dir, now_ms};
 pub use crate::failure::Failure;
+pub use context::{AuthContext, agent_dir, now_ms};
 pub use local_time::format_local_ms;
 
 /// Arguments of `clawloop auth`.

@@ -21,8 +21,8 @@ use clawloop_session::SessionStore;
 use clawloop_subscribe::HomeDisplay;
 use tokio_util::sync::CancellationToken;
 
-use crate::exit_code::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE};
 use crate::env_setup::{Setup, ToolChoice, setup};
+use crate::exit_code::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE};
 use crate::model_choice::{check_known, effective_model, settle};
 use crate::models::lacks_key;
 use crate::render::sanitize::for_stderr;

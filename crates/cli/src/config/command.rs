@@ -107,21 +107,18 @@ fn init(force: bool) -> Outcome {
     let file = config_path(&home);
     if !force && file.exists() {
         return Err(Failure::failed(format!(
-                "{} already exists; pass --force to overwrite it",
-                file.display()
-            )));
+            "{} already exists; pass --force to overwrite it",
+            file.display()
+        )));
     }
-    create_private_dir(&home).map_err(|err| {
-        Failure::failed(format!("cannot create {}: {err}", home.display()))
-    })?;
+    create_private_dir(&home)
+        .map_err(|err| Failure::failed(format!("cannot create {}: {err}", home.display())))?;
     if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|err| {
-            Failure::failed(format!("cannot create {}: {err}", parent.display()))
-        })?;
+        std::fs::create_dir_all(parent)
+            .map_err(|err| Failure::failed(format!("cannot create {}: {err}", parent.display())))?;
     }
-    write_private(&file, &starter_toml()).map_err(|err| {
-        Failure::failed(format!("cannot write {}: {err}", file.display()))
-    })?;
+    write_private(&file, &starter_toml())
+        .map_err(|err| Failure::failed(format!("cannot write {}: {err}", file.display())))?;
     println!("{}", file.display());
     Ok(())
 }

@@ -99,10 +99,39 @@ pub fn is_invalid_streaming_event_order_error(message: &str) -> bool {
         && lower.contains("message_stop")
 }
 
+/// Gemini's refusal of a history in which a function call does not follow a user turn or a
+/// function response (`Please ensure that function call turn comes immediately after a user
+/// turn or after a function response turn`): the session's history is unusable as it stands,
+/// whatever `resetOnOverflow` says.
+pub fn is_function_call_order_error(message: &str) -> bool {
+    lower_trim(message).contains("function call turn comes immediately after")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn function_call_order_vectors() {
+        let cases = [
+            (
+                "400 Please ensure that function call turn comes immediately after a user turn \
+                 or after a function response turn.",
+                true,
+            ),
+            (
+                "FUNCTION CALL TURN COMES IMMEDIATELY AFTER a user turn",
+                true,
+            ),
+            ("function call turn comes later", false),
+            ("roles must alternate", false),
+            ("", false),
+        ];
+        for (message, expected) in cases {
+            assert_eq!(is_function_call_order_error(message), expected, "{message}");
+        }
+    }
 
     #[test]
     fn regexes_compile() {

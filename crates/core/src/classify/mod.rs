@@ -39,9 +39,9 @@ pub use api_error::{
 };
 pub use billing::{classify_402, classify_402_text};
 pub use helpers::{
-    ImageDimensionError, ImageSizeError, is_invalid_streaming_event_order_error,
-    is_missing_tool_input_error, is_role_ordering_error, is_role_ordering_error_for_copy,
-    parse_image_dimension_error, parse_image_size_error,
+    ImageDimensionError, ImageSizeError, is_function_call_order_error,
+    is_invalid_streaming_event_order_error, is_missing_tool_input_error, is_role_ordering_error,
+    is_role_ordering_error_for_copy, parse_image_dimension_error, parse_image_size_error,
 };
 pub use html_page::{HTML_ERROR_PAGE_MARKER, is_html_error_body};
 pub use http_status::{

@@ -20,7 +20,8 @@
 //! passes on to the next row.
 
 use clawloop_core::classify::{
-    is_billing_error_message, is_compaction_failure_error, is_role_ordering_error,
+    is_billing_error_message, is_compaction_failure_error, is_function_call_order_error,
+    is_role_ordering_error,
 };
 use clawloop_core::error_text::TURN_CONTEXT_LIMIT_RESET_TEXT;
 
@@ -155,10 +156,7 @@ fn reset_for(facts: &FallbackFacts<'_>, reset_on_overflow: bool) -> Option<Reset
                 Some(Reset::CompactionFailed)
             } else if reset_on_overflow && is_role_ordering_error(message) {
                 Some(Reset::RoleOrdering)
-            } else if message
-                .to_lowercase()
-                .contains("function call turn comes immediately after")
-            {
+            } else if is_function_call_order_error(message) {
                 // Gemini's history is unusable whatever the setting: a reset is the only way on.
                 Some(Reset::HistoryCorrupted)
             } else {

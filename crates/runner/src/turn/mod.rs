@@ -2,6 +2,7 @@
 //! session key, through the model fallback, into the user-facing result.
 
 pub mod compact;
+mod compaction_notice;
 mod decide;
 pub mod env;
 pub mod final_text;
@@ -14,6 +15,7 @@ mod single_session_runtime;
 
 pub use crate::attempt::TurnIo;
 pub use compact::compact_session_direct;
+pub use compaction_notice::COMPACTION_NOTICE;
 pub use env::{TurnEnv, TurnEnvBuilder, TurnEnvError};
 pub use final_text::{TurnFailure, turn_failure_text};
 pub use guards::TurnGuards;

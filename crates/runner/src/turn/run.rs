@@ -24,6 +24,7 @@ use crate::payloads::ReplyPayload;
 use crate::registry::{RunContext, RunHandle};
 use crate::run::{RunError, RunOutcome, RunRequest, run_embedded_agent};
 use crate::subagent::is_subagent_session_key;
+use crate::turn::compaction_notice::with_compaction_notice;
 use crate::turn::decide::{FallbackFacts, KeyFate, RanFacts, TurnStep, after_fallback, key_fate};
 use crate::turn::env::TurnEnv;
 use crate::turn::final_text::{TurnFailure, turn_failure_text};
@@ -105,6 +106,7 @@ async fn run_turn_here(env: &TurnEnv, request: TurnRequest, io: TurnIo) -> Agent
             ..RunContext::default()
         },
     );
+    let io = with_compaction_notice(&io, env.config.defaults().compaction.notify_user);
     let result = turn(env, &request, &io, &run_id).await;
     env.runtime.run_contexts().clear(&run_id);
     result
