@@ -88,3 +88,60 @@ async fn without_it_no_notice_is_sent() {
     let blocks = blocks_of_an_overflowing_turn(false).await;
     assert!(!blocks.iter().any(|b| b == COMPACTION_NOTICE), "{blocks:?}");
 }
+
+/// The same turn on the `google-generative-ai` API, whose overflow text is Gemini's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_the_google_api_the_notice_comes_first_too() {
+    use clawloop_runner::config::Config;
+    use clawloop_runner::turn::TurnEnv;
+    use clawloop_testkit::{ProviderScriptServer, ScriptedExchange};
+
+    let exchange = |value| serde_json::from_value::<ScriptedExchange>(value).unwrap();
+    let server = ProviderScriptServer::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::from_value(json!({
+        "agents": {"defaults": {"model": {"primary": "gg/gem"},
+            "compaction": {"keepRecentTokens": 10, "notifyUser": true}}},
+        "models": {"providers": {"gg": {
+            "api": "google-generative-ai",
+            "apiKey": "test-key",
+            "baseUrl": server.provider_url("gg"),
+            "models": [{"id": "gem", "contextWindow": 128000, "maxTokens": 4096}],
+        }}},
+    }))
+    .unwrap();
+    let env = TurnEnv::builder(dir.path().join("home"), dir.path().join("ws"))
+        .config(config)
+        .tools(Vec::new())
+        .build()
+        .unwrap();
+    server.begin_turn(vec![exchange(json!({"reply": {
+        "text": "Understood: billing deploys Friday 10:00, blue-green, rollback above 2 percent."}}))]);
+    let seeded = run_agent_turn_with_fallback(
+        &env,
+        request("We deploy the billing service on Friday at 10:00 with a blue-green rollout."),
+        TurnIo::default(),
+    )
+    .await;
+    success_text(&seeded);
+    server.end_turn();
+    server.begin_turn(vec![
+        exchange(json!({"reply": {"status": 400, "body": {"error": {"code": 400,
+            "message": "The input token count (250000) exceeds the maximum number of tokens allowed (128000).",
+            "status": "INVALID_ARGUMENT"}}}})),
+        exchange(json!({"reply": {"text": "SUMMARY: billing deploys Friday 10:00."}})),
+        exchange(json!({"reply": {"text": "Checklist: Friday 10:00."}})),
+    ]);
+    let blocks = Blocks::default();
+    let io = TurnIo {
+        replies: SharedReplySink::new(blocks.clone()),
+        ..TurnIo::default()
+    };
+    let result = run_agent_turn_with_fallback(&env, request("Write a checklist."), io).await;
+    assert_eq!(success_text(&result), "Checklist: Friday 10:00.");
+    assert_eq!(server.end_turn().problems(), Vec::<String>::new());
+    assert_eq!(
+        blocks.0.lock().first().map(String::as_str),
+        Some(COMPACTION_NOTICE)
+    );
+}
