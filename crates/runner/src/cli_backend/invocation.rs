@@ -75,69 +75,26 @@ pub fn plan_invocation(
     new_session_id: impl FnOnce() -> String,
     scratch: Option<&Path>,
 ) -> Result<CliInvocation, PlanError> {
-    let known = request
-        .cli_session_id
-        .as_deref()
-        .map(str::trim)
-        .filter(|id| !id.is_empty());
-    let (session_id, new_session) = match (backend.session_mode, known) {
-        (CliSessionMode::None, known) => (None, known.is_none()),
-        (CliSessionMode::Existing, known) => (known.map(str::to_owned), known.is_none()),
-        (CliSessionMode::Always, Some(id)) => (Some(id.to_owned()), false),
-        (CliSessionMode::Always, None) => (Some(new_session_id()), true),
-    };
-    let resume = known.is_some() && session_id.is_some() && !backend.resume_args.is_empty();
-    // An id the command line cannot carry is not sent, so it cannot name the session either.
-    let session_id = session_id
-        .filter(|_| resume || !backend.session_args.is_empty() || backend.session_arg.is_some());
-
-    let system_prompt = request
-        .system_prompt
-        .as_deref()
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .filter(|_| match backend.system_prompt_when {
-            SystemPromptWhen::Never => false,
-            SystemPromptWhen::First => new_session,
-            SystemPromptWhen::Always => true,
-        })
-        .filter(|_| backend.accepts_system_prompt())
-        .filter(|_| !resume || backend.system_prompt_when == SystemPromptWhen::Always);
-
+    let session = plan_session(backend, request, new_session_id);
+    let system_prompt = system_prompt_to_send(backend, request, &session);
     let mut files = Vec::new();
-    let mut prompt = request.prompt.clone();
-    let mut image_paths = Vec::new();
-    if let Some(dir) = scratch {
-        for (i, image) in request.images.iter().enumerate() {
-            let contents = base64::engine::general_purpose::STANDARD
-                .decode(image.data.trim())
-                .map_err(|_| PlanError::BadImage { index: i + 1 })?;
-            let path = dir.join(format!(
-                "image-{}.{}",
-                i + 1,
-                image_extension(&image.mime_type)
-            ));
-            image_paths.push(path.to_string_lossy().into_owned());
-            files.push(ScratchFile { path, contents });
-        }
-    }
+    let image_paths = match scratch {
+        Some(dir) => scratch_images(request, dir, &mut files)?,
+        None => Vec::new(),
+    };
     let image_arg = backend.image_arg.as_deref();
+    let mut prompt = request.prompt.clone();
     if !image_paths.is_empty()
         && (image_arg.is_none() || backend.input == CliInputMode::Stdin || image_arg == Some("@"))
     {
-        let prefix = if image_arg == Some("@") { "@" } else { "" };
-        let trimmed = prompt.trim_end();
-        let separator = if trimmed.is_empty() { "" } else { "\n\n" };
-        let listed: Vec<String> = image_paths.iter().map(|p| format!("{prefix}{p}")).collect();
-        prompt = format!("{trimmed}{separator}{}", listed.join("\n"));
+        prompt = with_image_paths(&prompt, &image_paths, image_arg == Some("@"));
     }
-
     let to_stdin = backend.input == CliInputMode::Stdin
         || backend
             .max_prompt_arg_chars
             .is_some_and(|max| prompt.chars().count() > max);
 
-    let mut args: Vec<String> = match (&session_id, resume) {
+    let mut args: Vec<String> = match (&session.id, session.resume) {
         (Some(id), true) => backend
             .resume_args
             .iter()
@@ -152,91 +109,211 @@ pub fn plan_invocation(
         args.extend([flag.clone(), model]);
     }
     if let Some(text) = system_prompt {
-        let file_path = scratch.map(|dir| dir.join("system-prompt.md"));
-        match (
-            &backend.system_prompt_file_arg,
-            &backend.system_prompt_file_config_key,
-            file_path,
-        ) {
-            (Some(flag), _, Some(path)) => {
-                args.extend([flag.clone(), path.to_string_lossy().into_owned()]);
-                files.push(ScratchFile {
-                    path,
-                    contents: text.as_bytes().to_vec(),
-                });
-            }
-            (None, Some(key), Some(path)) => {
-                let flag = backend
-                    .system_prompt_file_config_arg
-                    .clone()
-                    .unwrap_or_else(|| "-c".to_owned());
-                let value = serde_json::Value::String(path.to_string_lossy().into_owned());
-                args.extend([flag, format!("{key}={value}")]);
-                files.push(ScratchFile {
-                    path,
-                    contents: text.as_bytes().to_vec(),
-                });
-            }
-            _ => {
-                if let Some(flag) = &backend.system_prompt_arg {
-                    args.extend([flag.clone(), text.to_owned()]);
-                }
-            }
-        }
+        push_system_prompt(backend, text, scratch, &mut args, &mut files);
     }
-    if !resume && let Some(id) = &session_id {
-        if !backend.session_args.is_empty() {
-            args.extend(
-                backend
-                    .session_args
-                    .iter()
-                    .map(|a| a.replace("{sessionId}", id)),
-            );
-        } else if let Some(flag) = &backend.session_arg {
-            args.extend([flag.clone(), id.clone()]);
-        }
+    if !session.resume
+        && let Some(id) = &session.id
+    {
+        push_session_args(backend, id, &mut args);
     }
     let stdin = if to_stdin {
         Some(prompt)
     } else {
-        let mut placed = false;
-        for arg in &mut args {
-            if arg == "{prompt}" {
-                arg.clone_from(&prompt);
-                placed = true;
-            }
-        }
-        if !placed {
-            args.push(prompt);
-        }
+        place_prompt(prompt, &mut args);
         None
     };
     if let Some(flag) = image_arg.filter(|f| *f != "@")
         && !image_paths.is_empty()
     {
-        match backend.image_mode {
-            CliImageMode::List => args.extend([flag.to_owned(), image_paths.join(",")]),
-            CliImageMode::Repeat => {
-                for path in &image_paths {
-                    args.extend([flag.to_owned(), path.clone()]);
-                }
-            }
-        }
+        push_image_args(backend.image_mode, flag, &image_paths, &mut args);
     }
     Ok(CliInvocation {
         program: backend.command.clone(),
         args,
         stdin,
-        resume,
-        session_id,
-        new_session,
-        output: if resume {
+        resume: session.resume,
+        session_id: session.id,
+        new_session: session.new_session,
+        output: if session.resume {
             backend.resume_output
         } else {
             backend.output
         },
         files,
     })
+}
+
+/// The CLI session a call continues or starts.
+struct SessionPlan {
+    /// The id sent on the command line, if any.
+    id: Option<String>,
+    /// No session was known before this call.
+    new_session: bool,
+    /// The call resumes the known session with `resumeArgs`.
+    resume: bool,
+}
+
+/// The session of the call: `sessionMode` over the id the history binds (`new_session_id`
+/// makes one for `always`).
+fn plan_session(
+    backend: &CliBackendConfig,
+    request: &CliRequest,
+    new_session_id: impl FnOnce() -> String,
+) -> SessionPlan {
+    let known = request
+        .cli_session_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|id| !id.is_empty());
+    let (session_id, new_session) = match (backend.session_mode, known) {
+        (CliSessionMode::None, known) => (None, known.is_none()),
+        (CliSessionMode::Existing, known) => (known.map(str::to_owned), known.is_none()),
+        (CliSessionMode::Always, Some(id)) => (Some(id.to_owned()), false),
+        (CliSessionMode::Always, None) => (Some(new_session_id()), true),
+    };
+    let resume = known.is_some() && session_id.is_some() && !backend.resume_args.is_empty();
+    // An id the command line cannot carry is not sent, so it cannot name the session either.
+    let id = session_id
+        .filter(|_| resume || !backend.session_args.is_empty() || backend.session_arg.is_some());
+    SessionPlan {
+        id,
+        new_session,
+        resume,
+    }
+}
+
+/// The system prompt to pass, after `systemPromptWhen` and whether the backend takes one; a
+/// resumed session gets it only under `always`.
+fn system_prompt_to_send<'a>(
+    backend: &CliBackendConfig,
+    request: &'a CliRequest,
+    session: &SessionPlan,
+) -> Option<&'a str> {
+    request
+        .system_prompt
+        .as_deref()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .filter(|_| match backend.system_prompt_when {
+            SystemPromptWhen::Never => false,
+            SystemPromptWhen::First => session.new_session,
+            SystemPromptWhen::Always => true,
+        })
+        .filter(|_| backend.accepts_system_prompt())
+        .filter(|_| !session.resume || backend.system_prompt_when == SystemPromptWhen::Always)
+}
+
+/// The prompt's images as files under `dir` (added to `files`); their paths.
+fn scratch_images(
+    request: &CliRequest,
+    dir: &Path,
+    files: &mut Vec<ScratchFile>,
+) -> Result<Vec<String>, PlanError> {
+    let mut paths = Vec::new();
+    for (i, image) in request.images.iter().enumerate() {
+        let contents = base64::engine::general_purpose::STANDARD
+            .decode(image.data.trim())
+            .map_err(|_| PlanError::BadImage { index: i + 1 })?;
+        let path = dir.join(format!(
+            "image-{}.{}",
+            i + 1,
+            image_extension(&image.mime_type)
+        ));
+        paths.push(path.to_string_lossy().into_owned());
+        files.push(ScratchFile { path, contents });
+    }
+    Ok(paths)
+}
+
+/// `prompt` with the image paths listed after it, one a line (`@`-prefixed when `at`).
+fn with_image_paths(prompt: &str, image_paths: &[String], at: bool) -> String {
+    let prefix = if at { "@" } else { "" };
+    let trimmed = prompt.trim_end();
+    let separator = if trimmed.is_empty() { "" } else { "\n\n" };
+    let listed: Vec<String> = image_paths.iter().map(|p| format!("{prefix}{p}")).collect();
+    format!("{trimmed}{separator}{}", listed.join("\n"))
+}
+
+/// The system prompt's arguments: a file flag (the text written to the scratch directory),
+/// a config key naming the file, or the text itself.
+fn push_system_prompt(
+    backend: &CliBackendConfig,
+    text: &str,
+    scratch: Option<&Path>,
+    args: &mut Vec<String>,
+    files: &mut Vec<ScratchFile>,
+) {
+    let file_path = scratch.map(|dir| dir.join("system-prompt.md"));
+    match (
+        &backend.system_prompt_file_arg,
+        &backend.system_prompt_file_config_key,
+        file_path,
+    ) {
+        (Some(flag), _, Some(path)) => {
+            args.extend([flag.clone(), path.to_string_lossy().into_owned()]);
+            files.push(ScratchFile {
+                path,
+                contents: text.as_bytes().to_vec(),
+            });
+        }
+        (None, Some(key), Some(path)) => {
+            let flag = backend
+                .system_prompt_file_config_arg
+                .clone()
+                .unwrap_or_else(|| "-c".to_owned());
+            let value = serde_json::Value::String(path.to_string_lossy().into_owned());
+            args.extend([flag, format!("{key}={value}")]);
+            files.push(ScratchFile {
+                path,
+                contents: text.as_bytes().to_vec(),
+            });
+        }
+        _ => {
+            if let Some(flag) = &backend.system_prompt_arg {
+                args.extend([flag.clone(), text.to_owned()]);
+            }
+        }
+    }
+}
+
+/// A new session's id: `sessionArgs` with `{sessionId}` filled in, else `sessionArg ID`.
+fn push_session_args(backend: &CliBackendConfig, id: &str, args: &mut Vec<String>) {
+    if !backend.session_args.is_empty() {
+        args.extend(
+            backend
+                .session_args
+                .iter()
+                .map(|a| a.replace("{sessionId}", id)),
+        );
+    } else if let Some(flag) = &backend.session_arg {
+        args.extend([flag.clone(), id.to_owned()]);
+    }
+}
+
+/// The prompt in place of every `{prompt}` argument, else as the last argument.
+fn place_prompt(prompt: String, args: &mut Vec<String>) {
+    let mut placed = false;
+    for arg in args.iter_mut() {
+        if arg == "{prompt}" {
+            arg.clone_from(&prompt);
+            placed = true;
+        }
+    }
+    if !placed {
+        args.push(prompt);
+    }
+}
+
+/// The image paths after `flag`: one list, or the flag repeated per image.
+fn push_image_args(mode: CliImageMode, flag: &str, image_paths: &[String], args: &mut Vec<String>) {
+    match mode {
+        CliImageMode::List => args.extend([flag.to_owned(), image_paths.join(",")]),
+        CliImageMode::Repeat => {
+            for path in image_paths {
+                args.extend([flag.to_owned(), path.clone()]);
+            }
+        }
+    }
 }
 
 fn image_extension(mime_type: &str) -> &'static str {

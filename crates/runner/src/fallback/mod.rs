@@ -135,69 +135,24 @@ where
     let mut cooling_down: Option<CooldownEnd> = None;
 
     for (index, candidate) in candidates.iter().enumerate() {
-        let is_primary = index == 0;
         let is_last = index + 1 == candidates.len();
-        let mut options = RunOptions::default();
-        let mut transient_probe = false;
-
-        let now = throttle.now_ms();
-        // Epoch milliseconds stay far below 2^53, so the conversion is exact.
-        #[allow(clippy::cast_precision_loss)]
-        let now_f = now as f64;
-        let cooldown = {
-            let owned = candidate.clone();
-            auth.blocking(move |m| read_provider_cooldown(m, &owned, now_f))
-                .await
-                .map_err(|source| FallbackError::AuthStore {
-                    provider: candidate.provider.clone(),
-                    source,
-                })?
+        let place = ChainPlace {
+            is_primary: index == 0,
+            requested: requested == Some(candidate),
+            has_fallback_candidates,
         };
-        if cooldown.all_resting() {
-            let key = ProbeKey::new(agent_dir, &candidate.provider);
-            let input = CooldownInput {
-                provider: &candidate.provider,
-                is_primary,
-                requested_model: requested == Some(candidate),
-                has_fallback_candidates,
-                unavailable_reason: cooldown.unavailable_reason,
-                soonest_expiry_ms: cooldown.soonest_expiry_ms,
-                throttle_open: throttle.is_open(&key, now),
-                now_ms: now_f,
-            };
-            match resolve_cooldown_decision(&input) {
-                CooldownDecision::Skip { reason, error } => {
-                    attempts.push(skipped(candidate, error, reason));
-                    cooling_down = sooner(cooling_down, cooldown.soonest_end);
+        let (options, transient_probe) =
+            match cooldown_gate(candidate, place, auth, agent_dir, throttle, &slots).await? {
+                Gate::Run {
+                    options,
+                    transient_probe,
+                } => (options, transient_probe),
+                Gate::Skip { attempt, resting } => {
+                    attempts.push(attempt);
+                    cooling_down = sooner(cooling_down, resting);
                     continue;
                 }
-                CooldownDecision::Attempt { reason, mark_probe } => {
-                    if mark_probe {
-                        throttle.mark(&key, now);
-                    }
-                    if allows_cooldown_probe(reason) {
-                        let transient = is_transient_cooldown_reason(reason);
-                        if transient && slots.is_used(&candidate.provider) {
-                            let error = format!(
-                                "Provider {} is in cooldown (probe already attempted this run)",
-                                candidate.provider
-                            );
-                            attempts.push(skipped(candidate, error, reason));
-                            continue;
-                        }
-                        options.allow_transient_cooldown_probe = true;
-                        transient_probe = transient;
-                    }
-                    tracing::info!(
-                        provider = %candidate.provider,
-                        model = %candidate.model,
-                        %reason,
-                        allow_transient_cooldown_probe = options.allow_transient_cooldown_probe,
-                        "model fallback: trying a candidate whose profiles all rest"
-                    );
-                }
-            }
-        }
+            };
 
         let error = match run(candidate.clone(), options).await {
             Ok(result) => {
@@ -220,32 +175,8 @@ where
         if transient_probe {
             slots.record_failure(&candidate.provider, action.failover_reason());
         }
-        match action {
-            CandidateErrorAction::Abort => {
-                return Err(FallbackError::Aborted {
-                    provider: candidate.provider.clone(),
-                    model: candidate.model.clone(),
-                });
-            }
-            CandidateErrorAction::PassOn { why, error } => {
-                return Err(FallbackError::Candidate {
-                    provider: candidate.provider.clone(),
-                    model: candidate.model.clone(),
-                    why,
-                    error,
-                });
-            }
-            CandidateErrorAction::Record { attempt, error } => {
-                tracing::info!(
-                    provider = %candidate.provider,
-                    model = %candidate.model,
-                    reason = %attempt.reason,
-                    "model fallback: candidate failed: {}",
-                    attempt.error
-                );
-                attempts.push(attempt);
-                last_error = Some((candidate.clone(), error));
-            }
+        if let Some(end) = record_failure(action, candidate, &mut attempts, &mut last_error) {
+            return Err(end);
         }
     }
 
@@ -260,10 +191,167 @@ where
         });
     }
 
+    let soonest = soonest_expiry(candidates, auth, throttle).await;
+    let mut summary = FallbackSummaryError::new(
+        attempts,
+        candidates.len(),
+        soonest,
+        last_error.map(|(_, error)| error),
+    );
+    summary.cooling_down = cooling_down;
+    Err(FallbackError::Summary(summary))
+}
+
+/// Carries out a failed candidate's [`CandidateErrorAction`]: the chain's end (an abort, or an
+/// error passed on as it is), or the attempt recorded and the chain going on (`None`).
+fn record_failure(
+    action: CandidateErrorAction,
+    candidate: &ModelCandidate,
+    attempts: &mut Vec<FallbackAttempt>,
+    last_error: &mut Option<(ModelCandidate, CandidateError)>,
+) -> Option<FallbackError> {
+    match action {
+        CandidateErrorAction::Abort => Some(FallbackError::Aborted {
+            provider: candidate.provider.clone(),
+            model: candidate.model.clone(),
+        }),
+        CandidateErrorAction::PassOn { why, error } => Some(FallbackError::Candidate {
+            provider: candidate.provider.clone(),
+            model: candidate.model.clone(),
+            why,
+            error,
+        }),
+        CandidateErrorAction::Record { attempt, error } => {
+            tracing::info!(
+                provider = %candidate.provider,
+                model = %candidate.model,
+                reason = %attempt.reason,
+                "model fallback: candidate failed: {}",
+                attempt.error
+            );
+            attempts.push(attempt);
+            *last_error = Some((candidate.clone(), error));
+            None
+        }
+    }
+}
+
+/// Where a candidate stands in the chain, for the cooldown decision.
+#[derive(Debug, Clone, Copy)]
+struct ChainPlace {
+    is_primary: bool,
+    requested: bool,
+    has_fallback_candidates: bool,
+}
+
+/// Whether a candidate runs, after its provider's cooldown state.
+enum Gate {
+    /// Run it with these options; `transient_probe`: a probe of a resting provider whose
+    /// failure uses up the provider's probe slot.
+    Run {
+        options: RunOptions,
+        transient_probe: bool,
+    },
+    /// Skip it: every profile rests (`resting`: until when), or its probe was used already.
+    Skip {
+        attempt: FallbackAttempt,
+        resting: Option<CooldownEnd>,
+    },
+}
+
+/// Carries out [`resolve_cooldown_decision`] for `candidate`: reads its provider's cooldown
+/// state and, when every profile rests, skips it or lets it probe (marking the throttle).
+async fn cooldown_gate(
+    candidate: &ModelCandidate,
+    place: ChainPlace,
+    auth: &AuthProfileManager,
+    agent_dir: &Path,
+    throttle: &ProbeThrottle,
+    slots: &ProbeSlots,
+) -> Result<Gate, FallbackError> {
+    let mut options = RunOptions::default();
+    let now = throttle.now_ms();
+    // Epoch milliseconds stay far below 2^53, so the conversion is exact.
+    #[allow(clippy::cast_precision_loss)]
+    let now_f = now as f64;
+    let cooldown = {
+        let owned = candidate.clone();
+        auth.blocking(move |m| read_provider_cooldown(m, &owned, now_f))
+            .await
+            .map_err(|source| FallbackError::AuthStore {
+                provider: candidate.provider.clone(),
+                source,
+            })?
+    };
+    if !cooldown.all_resting() {
+        return Ok(Gate::Run {
+            options,
+            transient_probe: false,
+        });
+    }
+    let key = ProbeKey::new(agent_dir, &candidate.provider);
+    let input = CooldownInput {
+        provider: &candidate.provider,
+        is_primary: place.is_primary,
+        requested_model: place.requested,
+        has_fallback_candidates: place.has_fallback_candidates,
+        unavailable_reason: cooldown.unavailable_reason,
+        soonest_expiry_ms: cooldown.soonest_expiry_ms,
+        throttle_open: throttle.is_open(&key, now),
+        now_ms: now_f,
+    };
+    let (reason, mark_probe) = match resolve_cooldown_decision(&input) {
+        CooldownDecision::Skip { reason, error } => {
+            return Ok(Gate::Skip {
+                attempt: skipped(candidate, error, reason),
+                resting: cooldown.soonest_end,
+            });
+        }
+        CooldownDecision::Attempt { reason, mark_probe } => (reason, mark_probe),
+    };
+    if mark_probe {
+        throttle.mark(&key, now);
+    }
+    let mut transient_probe = false;
+    if allows_cooldown_probe(reason) {
+        let transient = is_transient_cooldown_reason(reason);
+        if transient && slots.is_used(&candidate.provider) {
+            let error = format!(
+                "Provider {} is in cooldown (probe already attempted this run)",
+                candidate.provider
+            );
+            return Ok(Gate::Skip {
+                attempt: skipped(candidate, error, reason),
+                resting: None,
+            });
+        }
+        options.allow_transient_cooldown_probe = true;
+        transient_probe = transient;
+    }
+    tracing::info!(
+        provider = %candidate.provider,
+        model = %candidate.model,
+        %reason,
+        allow_transient_cooldown_probe = options.allow_transient_cooldown_probe,
+        "model fallback: trying a candidate whose profiles all rest"
+    );
+    Ok(Gate::Run {
+        options,
+        transient_probe,
+    })
+}
+
+/// The soonest cooldown expiry over every candidate's provider, for the summary's countdown.
+async fn soonest_expiry(
+    candidates: &[ModelCandidate],
+    auth: &AuthProfileManager,
+    throttle: &ProbeThrottle,
+) -> Option<f64> {
+    // Epoch milliseconds stay far below 2^53, so the conversion is exact.
     #[allow(clippy::cast_precision_loss)]
     let now_f = throttle.now_ms() as f64;
     let owned: Vec<ModelCandidate> = candidates.to_vec();
-    let soonest = match auth
+    match auth
         .blocking(move |m| read_soonest_expiry(m, &owned, now_f))
         .await
     {
@@ -273,15 +361,7 @@ where
             tracing::warn!("model fallback: cannot re-read cooldown expiries: {error}");
             None
         }
-    };
-    let mut summary = FallbackSummaryError::new(
-        attempts,
-        candidates.len(),
-        soonest,
-        last_error.map(|(_, error)| error),
-    );
-    summary.cooling_down = cooling_down;
-    Err(FallbackError::Summary(summary))
+    }
 }
 
 /// The earlier of two cooldown ends.
