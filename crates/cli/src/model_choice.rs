@@ -102,14 +102,26 @@ pub fn effective_model(config: &Config) -> EffectiveModel {
 /// CLI's: with no primary configured and one provider under `models.providers`, that
 /// provider's first model becomes the primary of this process. Not with a named model: the
 /// runner tries a configured primary after a failed model, and this one nobody configured.
-/// The error is a usage error's sentence.
+/// A configured primary the catalog does not hold, and a `models.providers` table the catalog
+/// cannot be built from, are configuration errors here, before any turn. The error is a usage
+/// error's sentence.
 pub fn settle(env: &mut TurnEnv, named: Option<&str>) -> Result<(), String> {
     if let Some(named) = named {
         return check_known(&env.config, named).map_err(|err| format!("--{err}"));
     }
+    // The catalog's error names the `models.providers.<id>` key at fault.
+    let catalog = ModelCatalog::from_config(&env.config.models).map_err(|err| err.to_string())?;
     let effective = effective_model(&env.config);
-    if effective.source == ModelSource::OnlyProvider {
-        Arc::make_mut(&mut env.config).agents.defaults.model.primary = Some(effective.reference);
+    match effective.source {
+        // A misspelt primary would otherwise fail every turn at run time, or quietly leave
+        // each one to a fallback.
+        ModelSource::Primary => check_in_catalog(&env.config, &catalog, &effective.reference)
+            .map_err(|err| format!("agents.defaults.model.primary: {err}"))?,
+        ModelSource::OnlyProvider => {
+            Arc::make_mut(&mut env.config).agents.defaults.model.primary =
+                Some(effective.reference);
+        }
+        ModelSource::BuiltIn => {}
     }
     Ok(())
 }

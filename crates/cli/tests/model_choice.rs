@@ -143,3 +143,35 @@ async fn a_named_model_that_fails_does_not_fall_back_to_the_only_provider() -> T
     assert!(server.requests().is_empty(), "acme was never asked");
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_configured_model_nobody_knows_is_a_config_error_before_any_turn() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    let config = home.home().join("config.toml");
+    let original = std::fs::read_to_string(&config)?;
+    let cases = [
+        (
+            original.replace("primary = \"acme/m1\"", "primary = \"acme/m9\""),
+            "clawloop: agents.defaults.model.primary: model `acme/m9` is unknown: provider `acme` has no model `m9`; the closest known: acme/m1, acme/m2\n",
+        ),
+        (
+            format!(
+                "{original}\n[models.providers.bolt]\napi = \"openai-completions\"\nbaseUrl = \"http://127.0.0.1:1/v1\"\n"
+            ),
+            "clawloop: models.providers.bolt: not a known provider and defines no models; known providers: ",
+        ),
+    ];
+    for (text_of_config, want) in cases {
+        std::fs::write(&config, &text_of_config)?;
+        for args in [vec!["run", "hi"], vec!["chat"]] {
+            let out = clawloop(&home, &args).await?;
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(stderr.starts_with(want), "{args:?}: {stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        }
+    }
+    assert!(server.requests().is_empty(), "no model was called");
+    Ok(())
+}
