@@ -222,3 +222,30 @@ async fn chat_asks_between_its_prompts_and_the_next_line_arrives_whole() -> Test
     assert_eq!(server.end_turn().problems(), Vec::<String>::new());
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_at_the_prompt_stops_the_turn_and_restores_the_terminal() -> TestResult {
+    let server = ProviderScriptServer::start().await?;
+    let home = Home::new(&server)?;
+    server.begin_turn(script(asking_out(), "unused")?);
+    let mut command = home.command("run");
+    command.args(["--approval", "on-request", "fetch it"]);
+    let mut pty = Pty::spawn(&mut command)?;
+    pty.expect("Allow? [y/N] ")?;
+    support::send_signal("TERM", pty.id())?;
+    let (status, output) = pty.finish()?;
+    assert_eq!(status.code(), Some(143), "{output}");
+    let restored = pty.termios()?.local_modes;
+    assert!(
+        restored.contains(LocalModes::ICANON | LocalModes::ECHO | LocalModes::ISIG),
+        "{restored:?}"
+    );
+    // The command never ran, and the transcript pairs the call with a result.
+    assert!(!output.contains("where=outside"), "{output}");
+    assert!(
+        output.contains("Allow? [y/N] \r\n"),
+        "the prompt's line ends: {output:?}"
+    );
+    assert_eq!(home.tool_result_ids()?.len(), 1);
+    Ok(())
+}

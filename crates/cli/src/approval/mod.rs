@@ -82,7 +82,13 @@ impl TerminalApprover {
         let answer = match KeyPress::start() {
             Ok(mut press) => {
                 term.err_text(&term.paint_err(anstyle::Style::new().bold(), "Allow? [y/N] "));
-                answer_of(press.key().await)
+                let mut open = OpenPrompt {
+                    term: &term,
+                    waiting: true,
+                };
+                let answer = answer_of(press.key().await);
+                open.waiting = false;
+                answer
             }
             Err(err) => {
                 term.err_line(&format!("clawloop: cannot read the terminal: {err}"));
@@ -109,6 +115,22 @@ impl TerminalApprover {
                 );
                 ApprovalDecision::Deny("the user interrupted the turn".to_owned())
             }
+        }
+    }
+}
+
+/// The prompt's line while it waits for the key: an aborted turn drops the wait, and the
+/// line is ended then, so what follows starts on a line of its own.
+struct OpenPrompt<'a> {
+    term: &'a Term,
+    /// No key came yet.
+    waiting: bool,
+}
+
+impl Drop for OpenPrompt<'_> {
+    fn drop(&mut self) {
+        if self.waiting {
+            self.term.err_line("");
         }
     }
 }
