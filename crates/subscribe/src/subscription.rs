@@ -33,7 +33,7 @@ use crate::tool_meta::{
     is_same_tool_mutation_action, is_tool_result_error, normalize_tool_name,
 };
 use crate::usage_accumulator::{UsageAccumulator, UsageTotals};
-use clawloop_core::js_text::{js_trim, js_trim_end, js_trim_start};
+use clawloop_core::js_text::{js_trim, js_trim_end};
 
 mod message_text;
 mod messaging_ledger;
@@ -47,9 +47,11 @@ mod report;
 pub use report::SubscriptionReport;
 mod text_compare;
 mod tool_results;
+mod visible_text;
 
-use directive_scan::{DirectiveScan, cleaned_reply_text, may_hold_reply_directive};
-use text_compare::{normalized_ascii_prefixes_differ, trimmed_end_len};
+use directive_scan::cleaned_reply_text;
+use text_compare::normalized_ascii_prefixes_differ;
+use visible_text::VisibleText;
 
 /// When block replies are cut (OpenClaw `blockReplyBreak`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -208,26 +210,9 @@ pub struct Subscription<S: SubscriptionSink> {
     /// Chunks the message's tag-filtered text, never the raw deltas (see
     /// [`block_filter`](Self::block_filter)).
     chunker: Option<BlockChunker>,
-    /// Filters `delta_buffer` incrementally into `visible_raw` (OpenClaw re-strips the whole
-    /// buffer per delta with a fresh state; the result is the same, minus held-back tags).
-    visible_filter: TagFilter,
-    visible_raw: String,
-    /// Byte offset of the first non-whitespace char of `visible_raw`.
-    visible_start: Option<usize>,
-    /// Byte offset just after the last non-whitespace char of `visible_raw`.
-    visible_end: usize,
-    /// End in `visible_raw` of the cleaned text last reported while it was a prefix of the
-    /// visible text (`lastStreamedAssistantCleaned`), 0 for none.
-    streamed_end: usize,
-    /// The cleaned text last reported once the visible text may hold a directive (then it is
-    /// no longer a slice of `visible_raw`).
-    streamed_cleaned: Option<String>,
-    /// `visible_raw` may hold a reply directive or the silent token: `[[`, `media:` or
-    /// `no_reply` (ASCII case-insensitive) appeared in it.
-    directive_candidate: bool,
-    /// Where the next search of `visible_raw` for
-    /// [`directive_candidate`](Self::directive_candidate) starts (see [`DirectiveScan`]).
-    directive_resume: usize,
+    /// The message's visible text, filtered incrementally from `delta_buffer`, and what of
+    /// it was reported.
+    visible: VisibleText,
     /// Block replies are cut from tag-filtered text, never from the raw deltas. OpenClaw
     /// chunks the raw text and strips each chunk with a carried `blockState`; a block
     /// boundary inside a tag (a hard break at `maxChars` through `<think>`, or a whitespace
@@ -237,7 +222,7 @@ pub struct Subscription<S: SubscriptionSink> {
     ///
     /// Until the block text is first finished ([`finish_block_text`](Self::finish_block_text),
     /// which lets out what the filter held back), the block text is exactly the visible text,
-    /// so the chunker takes what [`visible_filter`](Self::visible_filter) shows and this is
+    /// so the chunker takes what the visible text's filter shows and this is
     /// `None`. From then on the two differ by that held-back text, and this filter, a copy of
     /// the visible one taken there, filters the block text on its own.
     block_filter: Option<TagFilter>,
@@ -289,7 +274,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         };
         Self {
             chunker: options.chunking.map(BlockChunker::new),
-            visible_filter: TagFilter::new(tag_options),
+            visible: VisibleText::new(tag_options),
             block_filter: None,
             block_stripped: String::new(),
             drained: Vec::new(),
@@ -301,13 +286,6 @@ impl<S: SubscriptionSink> Subscription<S> {
             last_tool_error: None,
             delta_buffer: String::new(),
             block_buffer: String::new(),
-            visible_raw: String::new(),
-            visible_start: None,
-            visible_end: 0,
-            streamed_end: 0,
-            streamed_cleaned: None,
-            directive_candidate: false,
-            directive_resume: 0,
             emitted_assistant_update: false,
             last_block_reply_text: None,
             reasoning_stream_open: false,
@@ -544,14 +522,7 @@ impl<S: SubscriptionSink> Subscription<S> {
     }
 
     fn reset_visible(&mut self) {
-        self.visible_filter.reset();
-        self.visible_raw.clear();
-        self.visible_start = None;
-        self.visible_end = 0;
-        self.streamed_end = 0;
-        self.streamed_cleaned = None;
-        self.directive_candidate = false;
-        self.directive_resume = 0;
+        self.visible.reset();
     }
 
     // ---- message_update --------------------------------------------------------------------
@@ -666,7 +637,7 @@ impl<S: SubscriptionSink> Subscription<S> {
     fn finish_block_text(&mut self) {
         let filter = self
             .block_filter
-            .get_or_insert_with(|| self.visible_filter.clone());
+            .get_or_insert_with(|| self.visible.filter().clone());
         let mut shown = std::mem::take(&mut self.block_stripped);
         shown.clear();
         filter.finish_into(&mut shown);
@@ -687,124 +658,28 @@ impl<S: SubscriptionSink> Subscription<S> {
     /// Filters `chunk` into the visible text and reports growth as an assistant event and a
     /// partial reply.
     fn push_visible(&mut self, chunk: &str) {
-        let was_thinking = self.visible_filter.in_thinking();
-        let base = self.visible_raw.len();
-        // The filter shows at most the chunk and what it held back: one reservation instead of
-        // repeated growth when a long text arrives at once (small ones grow as usual).
-        if chunk.len() > 4096 {
-            self.visible_raw.reserve(chunk.len());
-        }
-        self.visible_filter.push_into(chunk, &mut self.visible_raw);
-        let shown = &self.visible_raw[base..];
+        let pushed = self.visible.push(chunk);
+        let shown = self.visible.shown_since(pushed.base);
         if self.block_filter.is_none() && !shown.is_empty() {
             match self.chunker.as_mut() {
                 Some(chunker) => chunker.push(shown),
                 None => self.block_buffer.push_str(shown),
             }
         }
-        // Only the new text is scanned for the trim bounds, keeping the cost per delta. The
-        // bounds move only when it holds a non-whitespace char, that is when it is not empty
-        // once trimmed at the end.
-        let shown_end = trimmed_end_len(shown);
-        if shown_end > 0 {
-            if self.visible_start.is_none() {
-                let offset = shown.len() - js_trim_start(shown).len();
-                self.visible_start = Some(base + offset);
-            }
-            self.visible_end = base + shown_end;
-        }
-        let now_thinking = self.visible_filter.in_thinking();
-        if !was_thinking && now_thinking {
+        if !pushed.was_thinking && pushed.now_thinking {
             self.reasoning_stream_open = true;
         }
-        if was_thinking && !now_thinking {
+        if pushed.was_thinking && !pushed.now_thinking {
             self.emit_reasoning_end();
         }
-
-        let Some(start) = self.visible_start else {
-            return;
-        };
-        self.scan_directive_candidates();
-        if self.directive_candidate {
-            self.report_cleaned_parsed(start);
-        } else {
-            self.report_cleaned_prefix(start);
-        }
-    }
-
-    /// Notes whether the visible text got a `[[`, `media:` or `no_reply` (ASCII
-    /// case-insensitive, as OpenClaw matches them), searching only what is new plus, when the
-    /// text searched before ended near a `[`, `:` or `_`, the bytes a needle split across
-    /// deltas may have begun in.
-    fn scan_directive_candidates(&mut self) {
-        if self.directive_candidate {
-            return;
-        }
-        match may_hold_reply_directive(self.visible_raw.as_bytes(), self.directive_resume) {
-            DirectiveScan::Found => self.directive_candidate = true,
-            DirectiveScan::NotFound { resume } => self.directive_resume = resume,
-        }
-    }
-
-    /// Reports the cleaned text when the visible text holds no directive: the visible text
-    /// without a trailing `[` (it may open one), which stays a slice of `visible_raw`.
-    fn report_cleaned_prefix(&mut self, start: usize) {
-        let mut end = self.visible_end;
-        if let Some(open) = self
-            .visible_raw
-            .get(start..end)
-            .and_then(|v| v.strip_suffix('['))
-        {
-            end = start + trimmed_end_len(open);
-        }
-        if end <= self.streamed_end.max(start) {
-            return;
-        }
-        let prev = self.streamed_end.max(start);
-        self.streamed_end = end;
-        let (Some(text), Some(delta)) = (
-            self.visible_raw.get(start..end),
-            self.visible_raw.get(prev..end),
-        ) else {
-            return;
-        };
-        self.sink
-            .on_agent_event(SubscriptionEvent::Assistant { text, delta });
-        self.emitted_assistant_update = true;
-        if self.should_emit_partial_replies() {
-            self.sink.on_partial_reply(text);
-        }
-    }
-
-    /// Reports the cleaned text (OpenClaw `parseReplyDirectives(stripTrailingDirective(next))`)
-    /// when the visible text may hold a directive: parsed from the whole visible text, and
-    /// reported only when it extends what was reported (output stays monotonic).
-    fn report_cleaned_parsed(&mut self, start: usize) {
-        let Some(visible) = self.visible_raw.get(start..self.visible_end) else {
-            return;
-        };
-        let cleaned = cleaned_reply_text(visible);
-        let previous = match &self.streamed_cleaned {
-            Some(previous) => previous.as_str(),
-            None => self
-                .visible_raw
-                .get(start..self.streamed_end.max(start))
-                .unwrap_or_default(),
-        };
-        if cleaned.len() <= previous.len() || !cleaned.starts_with(previous) {
-            return;
-        }
-        let prev = previous.len();
-        let should_emit_partial_replies = self.should_emit_partial_replies();
-        let cleaned = self.streamed_cleaned.insert(cleaned);
-        let delta = cleaned.get(prev..).unwrap_or_default();
-        self.sink.on_agent_event(SubscriptionEvent::Assistant {
-            text: cleaned,
-            delta,
-        });
-        self.emitted_assistant_update = true;
-        if should_emit_partial_replies {
-            self.sink.on_partial_reply(cleaned);
+        let partial = self.should_emit_partial_replies();
+        if let Some((text, delta)) = self.visible.next_report() {
+            self.sink
+                .on_agent_event(SubscriptionEvent::Assistant { text, delta });
+            self.emitted_assistant_update = true;
+            if partial {
+                self.sink.on_partial_reply(text);
+            }
         }
     }
 
@@ -829,7 +704,7 @@ impl<S: SubscriptionSink> Subscription<S> {
             &mut self.streamed_reasoning,
             &mut self.sink,
             ReasoningSource::Tagged,
-            self.visible_filter.reasoning(),
+            self.visible.reasoning(),
         );
     }
 
@@ -1057,7 +932,7 @@ impl<S: SubscriptionSink> Subscription<S> {
         }
         if self.options.reasoning_mode == ReasoningMode::Stream && !raw_thinking.is_empty() {
             let streamed = js_trim(&self.native_reasoning) == raw_thinking
-                || js_trim(self.visible_filter.reasoning()) == raw_thinking;
+                || js_trim(self.visible.reasoning()) == raw_thinking;
             if !streamed {
                 self.streamed_reasoning = None;
                 report_reasoning(
