@@ -5,55 +5,21 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clawloop_core::approval::{
     ApprovalDecision, ApprovalPolicy, ApprovalRequest, Approver, ToolApproval,
 };
-use clawloop_core::sandbox::{
-    CommandOutcome, CommandSandbox, ConfinedCommand, SandboxCommand, SandboxError, SandboxMode,
-    SandboxPolicy, StopBy, ToolSandbox,
-};
+use clawloop_core::sandbox::{SandboxMode, SandboxPolicy, ToolSandbox};
 use clawloop_core::tool::{BoxFuture, Tool, ToolContext, ToolError, ToolResult};
 use clawloop_tools::bash::BashTool;
+use common::fake_sandbox::{FakeSandbox, text};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-
-/// Marks what it confines with `CONFINED=yes` in the environment.
-#[derive(Debug, Default)]
-struct MarkingSandbox {
-    confined: Mutex<usize>,
-}
-
-impl CommandSandbox for MarkingSandbox {
-    fn confine(
-        &self,
-        command: &SandboxCommand,
-        _policy: &SandboxPolicy,
-    ) -> Result<ConfinedCommand, SandboxError> {
-        *self.confined.lock().unwrap() += 1;
-        Ok(ConfinedCommand {
-            program: command.program.clone(),
-            args: command.args.clone(),
-            cwd: command.cwd.clone(),
-            env: vec![
-                ("PATH".into(), "/usr/bin:/bin".into()),
-                ("CONFINED".into(), "yes".into()),
-            ],
-            stop: StopBy::KillGroup,
-        })
-    }
-
-    fn denial_note(&self, _: &CommandOutcome<'_>, _: &SandboxPolicy) -> Option<String> {
-        None
-    }
-
-    fn describe(&self, _policy: &SandboxPolicy) -> Result<String, SandboxError> {
-        Ok("marking".into())
-    }
-}
 
 /// Answers every request with its decision (or never, when `None`) and keeps the requests.
 #[derive(Debug)]
@@ -98,30 +64,16 @@ fn context(
 ) -> ToolContext {
     let mut ctx = ToolContext::new(dir.path());
     ctx.sandbox = Some(ToolSandbox::new(
-        Arc::new(MarkingSandbox::default()),
+        Arc::new(FakeSandbox::default()),
         SandboxPolicy::new(SandboxMode::WorkspaceWrite),
     ));
     ctx.approval = Some(ToolApproval::new(policy, approver.clone()));
     ctx
 }
 
+/// One call of the `bash` that offers `sandbox: "off"`.
 async fn call(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let bash = BashTool::new().offering_unsandboxed();
-    bash.execute(
-        "call-1",
-        args,
-        ctx,
-        CancellationToken::new(),
-        Arc::new(|_| {}),
-    )
-    .await
-}
-
-fn text(result: &ToolResult) -> String {
-    serde_json::to_value(&result.content).unwrap()[0]["text"]
-        .as_str()
-        .unwrap()
-        .to_owned()
+    common::fake_sandbox::call(&BashTool::new().offering_unsandboxed(), args, ctx).await
 }
 
 const SHOW: &str = "echo confined=${CONFINED:-no}";
@@ -139,7 +91,7 @@ async fn on_request_an_approved_request_runs_outside_the_sandbox() {
     let out = call(json!({"command": SHOW}), &ctx).await.unwrap();
     assert_eq!(text(&out), "confined=yes\n");
     assert_eq!(approver.asked(), [(SHOW.to_owned(), true)]);
-    assert_eq!(approver.asked.lock().unwrap()[0].tool_call_id, "call-1");
+    assert_eq!(approver.asked.lock().unwrap()[0].tool_call_id, "id");
 }
 
 #[tokio::test]

@@ -4,75 +4,24 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::sync::{Arc, Mutex};
+mod common;
 
-use clawloop_core::sandbox::{
-    CommandOutcome, CommandSandbox, ConfinedCommand, SandboxCommand, SandboxError, SandboxMode,
-    SandboxPolicy, StopBy, ToolSandbox,
-};
-use clawloop_core::tool::{Tool, ToolContext, ToolError, ToolResult};
+use std::sync::Arc;
+
+use clawloop_core::sandbox::{SandboxMode, SandboxPolicy, ToolSandbox};
+use clawloop_core::tool::ToolContext;
 use clawloop_tools::bash::BashTool;
 use clawloop_tools::edit::EditTool;
 use clawloop_tools::write::WriteTool;
+use common::fake_sandbox::{FakeSandbox, call, text};
 use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
-
-/// Runs the command as asked but with a two-variable environment; notes every failure.
-#[derive(Debug, Default)]
-struct FakeSandbox {
-    refuse: bool,
-    seen: Mutex<Vec<SandboxCommand>>,
-}
-
-impl CommandSandbox for FakeSandbox {
-    fn confine(
-        &self,
-        command: &SandboxCommand,
-        _policy: &SandboxPolicy,
-    ) -> Result<ConfinedCommand, SandboxError> {
-        self.seen.lock().unwrap().push(command.clone());
-        if self.refuse {
-            return Err(SandboxError("sandbox: no backend works here".into()));
-        }
-        Ok(ConfinedCommand {
-            program: command.program.clone(),
-            args: command.args.clone(),
-            cwd: command.cwd.clone(),
-            env: vec![
-                ("PATH".into(), "/usr/bin:/bin".into()),
-                ("ONLY".into(), "this".into()),
-            ],
-            stop: StopBy::KillGroup,
-        })
-    }
-
-    fn denial_note(&self, outcome: &CommandOutcome<'_>, _policy: &SandboxPolicy) -> Option<String> {
-        (outcome.code != Some(0)).then(|| format!("[clawloop sandbox: code {:?}]", outcome.code))
-    }
-
-    fn describe(&self, _policy: &SandboxPolicy) -> Result<String, SandboxError> {
-        Ok("fake".into())
-    }
-}
+use serde_json::json;
 
 fn context(dir: &tempfile::TempDir, sandbox: &Arc<FakeSandbox>, mode: SandboxMode) -> ToolContext {
     let mut ctx = ToolContext::new(dir.path());
     ctx.env.insert("HOME".into(), "/somewhere".into());
     ctx.sandbox = Some(ToolSandbox::new(sandbox.clone(), SandboxPolicy::new(mode)));
     ctx
-}
-
-async fn call(tool: &dyn Tool, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    tool.execute("id", args, ctx, CancellationToken::new(), Arc::new(|_| {}))
-        .await
-}
-
-fn text(result: &ToolResult) -> String {
-    serde_json::to_value(&result.content).unwrap()[0]["text"]
-        .as_str()
-        .unwrap()
-        .to_owned()
 }
 
 #[tokio::test]
