@@ -87,7 +87,13 @@ async fn an_abort_leaves_nothing_running(backend: Backend) {
         return;
     };
     let id = std::process::id();
-    let marker = format!("77.{id}");
+    // The backends' tests run at once in this process: each needs its own marker, or one
+    // test's processes would trigger the other's abort before its command started.
+    let digit = match backend {
+        Backend::Landlock => 1,
+        Backend::Bwrap => 2,
+    };
+    let marker = format!("7{digit}.{id}");
     let command = format!("sleep 1{marker} & (setsid sleep 2{marker} &); sleep 3{marker}");
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();

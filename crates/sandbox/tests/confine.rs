@@ -352,10 +352,20 @@ fn read_only_refuses_every_write(backend: Backend) {
     assert!(!scene.ws.join("ws-file").exists());
 }
 
+/// A tag for this process and backend in the `sleep` markers: the backends' suites run at
+/// once in this process, and one's processes must not count as the other's.
+fn run_tag(backend: Backend) -> String {
+    let digit = match backend {
+        Backend::Landlock => 1,
+        Backend::Bwrap => 2,
+    };
+    format!("{digit}{}", std::process::id())
+}
+
 fn nothing_outlives_the_command(backend: Backend) {
     let scene = Scene::new();
     let policy = scene.policy(SandboxMode::WorkspaceWrite, true);
-    let id = std::process::id();
+    let id = run_tag(backend);
     let script = format!("sleep 1001.{id} & (setsid sleep 1002.{id} &) ; echo started");
     let ran = run(backend, &scene, &policy, &script);
     assert_eq!(ran.code, Some(0), "{ran:?}");
@@ -366,7 +376,7 @@ fn nothing_outlives_the_command(backend: Backend) {
 fn an_abort_kills_every_descendant(backend: Backend) {
     let scene = Scene::new();
     let policy = scene.policy(SandboxMode::WorkspaceWrite, true);
-    let id = std::process::id();
+    let id = run_tag(backend);
     let script = format!("sleep 1003.{id} & (setsid sleep 1004.{id} &) ; sleep 1005.{id}");
     let sandbox = sandbox(backend);
     let (mut child, stop) = spawn(&sandbox, &scene, &policy, &script, &[]);
