@@ -76,8 +76,8 @@ fn run(args: Vec<OsString>) -> Result<i32, String> {
             let host = watch_host(spec.host)?;
             nix::sys::prctl::set_child_subreaper(true)
                 .map_err(|err| format!("child subreaper: {err}"))?;
-            mounts::freeze(&spec.plan)?;
-            landlock_rules::restrict(&spec.plan)?;
+            let masked = mounts::freeze(&spec.plan)?;
+            landlock_rules::restrict(&spec.plan, &masked)?;
             seccomp::install(spec.plan.network)?;
             if spec.probe {
                 println!("{PROBE_OK}");

@@ -65,16 +65,23 @@ pub(crate) fn grant_except(
 }
 
 /// Every rule of `plan`: read everywhere, write in the writable roots and on the devices,
-/// nothing on the hidden paths.
-pub(crate) fn rules(plan: &Plan) -> Vec<(PathBuf, Grant)> {
+/// nothing on the hidden paths. A hidden path in `masked` is covered by a mount, so the
+/// writable root it lies in is granted whole.
+pub(crate) fn rules(plan: &Plan, masked: &[PathBuf]) -> Vec<(PathBuf, Grant)> {
     let list = |dir: &Path| -> Vec<PathBuf> {
         std::fs::read_dir(dir)
             .map(|entries| entries.flatten().map(|entry| entry.path()).collect())
             .unwrap_or_default()
     };
     let mut rules = grant_except(Path::new("/"), Grant::Read, &plan.hidden, &list);
+    let unmasked: Vec<PathBuf> = plan
+        .hidden
+        .iter()
+        .filter(|hidden| !masked.contains(hidden))
+        .cloned()
+        .collect();
     for root in &plan.writable {
-        rules.extend(grant_except(root, Grant::Write, &plan.hidden, &list));
+        rules.extend(grant_except(root, Grant::Write, &unmasked, &list));
     }
     rules.extend(DEVICES.iter().map(|dev| (PathBuf::from(dev), Grant::Write)));
     rules
@@ -82,14 +89,14 @@ pub(crate) fn rules(plan: &Plan) -> Vec<(PathBuf, Grant)> {
 
 /// Restricts the calling process (the helper) to `plan`. A kernel that enforces nothing is
 /// an error: running unconfined is never the fallback.
-pub(crate) fn restrict(plan: &Plan) -> Result<(), String> {
+pub(crate) fn restrict(plan: &Plan, masked: &[PathBuf]) -> Result<(), String> {
     let abi = ABI_USED;
     let mut created = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(AccessFs::from_all(abi))
         .and_then(|ruleset| ruleset.create())
         .map_err(|err| format!("landlock: {err}"))?;
-    for (path, grant) in rules(plan) {
+    for (path, grant) in rules(plan, masked) {
         // A path that vanished since it was listed simply gets no rule.
         let Ok(fd) = PathFd::new(&path) else {
             continue;

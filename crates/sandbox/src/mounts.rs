@@ -5,7 +5,7 @@
 //! be renamed or removed, so the command cannot swap in a fresh `.git` with hooks of its own.
 //! The mounts live only in the helper's namespace; the host sees nothing.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use nix::mount::{MsFlags, mount};
 use nix::sched::{CloneFlags, unshare};
@@ -14,18 +14,38 @@ use nix::unistd::{getegid, geteuid};
 
 use crate::spec::Plan;
 
-/// Applies `plan.pinned` and `plan.frozen`; nothing to do (no namespace) when both are empty.
-pub(crate) fn freeze(plan: &Plan) -> Result<(), String> {
-    if plan.pinned.is_empty() && plan.frozen.is_empty() {
-        return Ok(());
+/// The hidden paths inside a writable root (a clawloop home under `/tmp`). Landlock cannot
+/// take access back from beneath a granted directory, and granting the root around them
+/// (every entry but the hidden one) would leave new entries of the root unwritable (`mktemp`
+/// in `/tmp`): they are masked with a mount instead, and the root is granted whole.
+pub(crate) fn maskable(plan: &Plan) -> Vec<PathBuf> {
+    plan.hidden
+        .iter()
+        .filter(|hidden| plan.writable.iter().any(|root| hidden.starts_with(root)))
+        .cloned()
+        .collect()
+}
+
+/// Applies `plan.pinned` and `plan.frozen`, and masks [`maskable`] paths with an empty
+/// read-only tmpfs (a file: `/dev/null`); nothing to do (no namespace) when there are none.
+/// Returns the paths masked: without a namespace the system allows, masking is skipped (the
+/// Landlock grants then go around those paths), while freezing `.git` is an error.
+pub(crate) fn freeze(plan: &Plan) -> Result<Vec<PathBuf>, String> {
+    let masks = maskable(plan);
+    let must = !plan.pinned.is_empty() || !plan.frozen.is_empty();
+    if !must && masks.is_empty() {
+        return Ok(Vec::new());
     }
-    enter_namespace().map_err(|err| {
-        format!(
+    if let Err(err) = enter_namespace() {
+        if !must {
+            return Ok(Vec::new());
+        }
+        return Err(format!(
             "making .git/hooks and .git/config read-only needs a mount namespace, which this \
              system refuses ({err}); install bubblewrap, allow user namespaces, or use \
              --sandbox off"
-        )
-    })?;
+        ));
+    }
     let none: Option<&str> = None;
     mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
         .map_err(|err| format!("mount: making / private: {err}"))?;
@@ -35,7 +55,31 @@ pub(crate) fn freeze(plan: &Plan) -> Result<(), String> {
     for path in &plan.frozen {
         bind(path, true)?;
     }
-    Ok(())
+    for path in &masks {
+        mask(path)?;
+    }
+    Ok(masks)
+}
+
+/// Covers `path` with nothing: an empty read-only tmpfs over a directory, `/dev/null` over a
+/// file, so its contents cannot be read or changed through it.
+fn mask(path: &Path) -> Result<(), String> {
+    let none: Option<&str> = None;
+    let failed = |err: nix::Error| format!("mount: masking {}: {err}", path.display());
+    if path.is_dir() {
+        let flags =
+            MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
+        mount(
+            Some("tmpfs"),
+            path,
+            Some("tmpfs"),
+            flags,
+            Some("size=4k,mode=000"),
+        )
+        .map_err(failed)
+    } else {
+        mount(Some("/dev/null"), path, none, MsFlags::MS_BIND, none).map_err(failed)
+    }
 }
 
 /// A private mount namespace; a user namespace mapping the caller's ids first when not root.

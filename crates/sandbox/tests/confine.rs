@@ -265,6 +265,31 @@ fn the_home_is_unreadable(backend: Backend) {
     assert_ne!(ran.code, Some(0), "{ran:?}");
 }
 
+/// A clawloop home inside a writable root (`/tmp`, as with `CLAWLOOP_HOME=/tmp/…`) stays
+/// unreadable and unwritable, and the root stays writable for new files (`mktemp`).
+fn a_home_under_tmp_stays_hidden_and_tmp_writable(backend: Backend) {
+    let scene = Scene::new();
+    let tmp_home = tempfile::tempdir_in("/tmp").unwrap();
+    let home = tmp_home.path().canonicalize().unwrap();
+    std::fs::write(
+        home.join("auth-profiles.json"),
+        "{\"secret\":\"sk-tmp-secret\"}",
+    )
+    .unwrap();
+    let mut policy = scene.policy(SandboxMode::WorkspaceWrite, true);
+    policy.protected.push(home.clone());
+    let script = format!(
+        "f=$(mktemp) && echo tmp-ok && rm \"$f\"; cat {h}/auth-profiles.json; \
+         echo x > {h}/new.json || echo write-refused",
+        h = home.display()
+    );
+    let ran = run(backend, &scene, &policy, &script);
+    assert!(ran.output.contains("tmp-ok"), "{ran:?}");
+    assert!(ran.output.contains("write-refused"), "{ran:?}");
+    assert!(!ran.output.contains("sk-tmp-secret"), "{ran:?}");
+    assert!(!home.join("new.json").exists());
+}
+
 fn symlinks_out_of_the_workspace_are_no_hole(backend: Backend) {
     let scene = Scene::new();
     let policy = scene.policy(SandboxMode::WorkspaceWrite, true);
@@ -416,6 +441,7 @@ macro_rules! suite {
             case!(writes_outside_are_refused);
             case!(git_hooks_and_config_are_read_only);
             case!(the_home_is_unreadable);
+            case!(a_home_under_tmp_stays_hidden_and_tmp_writable);
             case!(symlinks_out_of_the_workspace_are_no_hole);
             case!(provider_keys_are_not_in_the_environment);
             case!(ptrace_is_denied);
