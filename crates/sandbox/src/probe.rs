@@ -199,7 +199,7 @@ impl CommandSandbox for LinuxSandbox {
         let network = if policy.network { "on" } else { "off" };
         Ok(format!(
             "{how}: {mode}, network {network}; the clawloop home hidden, .git/hooks and \
-             .git/config read-only, ptrace/process_vm/io_uring denied, provider keys dropped \
+             .git/config read-only, ptrace/process_vm/io_uring/mount denied, provider keys dropped \
              from the environment, no process outlives its command",
             mode = policy.mode
         ))

@@ -1,6 +1,6 @@
 //! The syscall filter, codex's list: allow by default, `EPERM` for what a confined command
 //! must never do (ptrace, reading or writing another process's memory, io_uring, which
-//! bypasses seccomp) and, with the network off, for every socket call except on Unix
+//! bypasses seccomp, and mounting or unmounting anything) and, with the network off, for every socket call except on Unix
 //! sockets. A process the filter blocks sees an ordinary `Operation not permitted`.
 
 use std::collections::BTreeMap;
@@ -10,14 +10,25 @@ use seccompiler::{
     SeccompRule, TargetArch,
 };
 
-/// Always denied.
-const DENIED: [i64; 6] = [
+/// Always denied. The mount calls too: the command shares the helper's mount namespace, where
+/// a command run as root could otherwise unmount the read-only `.git` binds and the masks
+/// over a hidden home.
+const DENIED: [i64; 15] = [
     libc::SYS_ptrace,
     libc::SYS_process_vm_readv,
     libc::SYS_process_vm_writev,
     libc::SYS_io_uring_setup,
     libc::SYS_io_uring_enter,
     libc::SYS_io_uring_register,
+    libc::SYS_mount,
+    libc::SYS_umount2,
+    libc::SYS_pivot_root,
+    libc::SYS_open_tree,
+    libc::SYS_move_mount,
+    libc::SYS_fsopen,
+    libc::SYS_fsconfig,
+    libc::SYS_fsmount,
+    libc::SYS_mount_setattr,
 ];
 
 /// Denied with the network off (`recvfrom` stays: tools read from Unix sockets with it).

@@ -222,6 +222,9 @@ fn git_hooks_and_config_are_read_only(backend: Backend) {
         "echo '[core] hooksPath=/tmp' >> .git/config",
         "mv .git .git-old",
         "rm -rf .git",
+        // Unmounting the read-only bind first (possible for a command run as root, were
+        // the mount calls not denied) changes nothing.
+        "umount -l .git/hooks; echo 'rm -rf ~' > .git/hooks/pre-commit",
     ] {
         let ran = run(backend, &scene, &policy, script);
         assert_refused(&ran);
