@@ -417,6 +417,15 @@ async fn doctor_names_the_sandbox_backend_and_what_it_enforces() -> TestResult {
     );
     assert!(line.contains("the clawloop home hidden"), "{line}");
     assert!(line.ends_with("; approval on-request"), "{line}");
+    // bubblewrap, where it is installed: no network namespace while the network is on.
+    let bwrap = Command::new("bwrap").arg("--version").output();
+    if bwrap.is_ok_and(|out| out.status.success()) {
+        let (_, line) = sandbox_line(&home, "bwrap")?;
+        assert!(
+            line.starts_with("✓ sandbox: bubblewrap (mount and pid namespaces) + seccomp: workspace-write, network on;"),
+            "{line}"
+        );
+    }
     let (code, line) = sandbox_line(&home, "nonsense")?;
     assert_eq!(code, Some(1));
     assert_eq!(

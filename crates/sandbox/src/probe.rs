@@ -193,6 +193,8 @@ impl CommandSandbox for LinuxSandbox {
     fn describe(&self, policy: &SandboxPolicy) -> Result<String, SandboxError> {
         let backend = self.backend(policy)?;
         let how = match backend {
+            // The network namespace comes only with the network off (the loopback then too).
+            Backend::Bwrap if policy.network => "bubblewrap (mount and pid namespaces) + seccomp",
             Backend::Bwrap => "bubblewrap (mount, pid and network namespaces) + seccomp",
             Backend::Landlock => "Landlock + seccomp, the helper as child subreaper",
         };
