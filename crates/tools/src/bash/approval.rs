@@ -49,15 +49,16 @@ pub(crate) async fn run_gate(
     cancel: &CancellationToken,
 ) -> Result<bool, ToolError> {
     let active = ctx.sandbox.as_ref().is_some_and(|s| s.is_active());
-    let policy = ctx.approval.as_ref().map(|a| a.policy).unwrap_or_default();
+    let approval = ctx.approval.as_ref();
+    let policy = approval.map(|a| a.policy).unwrap_or_default();
     let unsandboxed = match gate(policy, active, wants_out) {
         Gate::Run { confined } => return Ok(confined),
         Gate::Refuse(text) => return Err(ToolError::Failed(text.to_owned())),
         Gate::Ask { unsandboxed } => unsandboxed,
     };
-    let Some(approval) = &ctx.approval else {
-        // `gate` asks only under a policy, which comes with its approver.
-        return Ok(active);
+    // `gate` asks only under a policy an approval brings; were there none, nothing runs.
+    let Some(approval) = approval else {
+        return Err(ToolError::Failed(NOT_OFFERED.to_owned()));
     };
     let request = ApprovalRequest {
         tool_call_id: tool_call_id.to_owned(),
